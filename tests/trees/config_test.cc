@@ -116,6 +116,8 @@ INSTANTIATE_TEST_SUITE_P(
                       BadValue{"learning_rate", -0.5, "learning_rate", "(0, 10]"},
                       BadValue{"reg_lambda", -1, "reg_lambda", "[0, inf)"},
                       BadValue{"max_leaf_value", 0, "max_leaf_value", "(0, inf]"},
+                      BadValue{"noisy_hessian_floor", -0.5, "noisy_hessian_floor", "[0, 100]"},
+                      BadValue{"noisy_hessian_floor", 101, "noisy_hessian_floor", "[0, 100]"},
                       BadValue{"split_method", "greedy", "split_method", "totally_random"},
                       BadValue{"leaf_update", "adam", "leaf_update", "newton"},
                       BadValue{"objective", "multi:softmax", "objective", "binary:logistic"},

@@ -136,6 +136,58 @@ TEST(Traps, AddedNoiseMatchesTheEventSpherical) {
   EXPECT_NEAR(NoiseStd(log, "leaf", 1), expected, 0.05 * expected);
 }
 
+// The leaf values are a fixed function of the released noisy sums alone (post-processing):
+// v = −η·clip(G̃/(max(H̃, c·s_H) + λ), β) with s_H the Hessian noise standard deviation derived
+// from the event (noisy_hessian_floor c). Checked leaf by leaf against the noise log, for the
+// default c = 2 and for c = 0; the floor must actually bind in some leaves, and the event must
+// not depend on c.
+TEST(Traps, LeafValuesAreTheFlooredNewtonStepOfTheReleasedSums) {
+  const Dataset d = testing::SyntheticData(600, 3);
+  json event_json;
+  for (const double c : {2.0, 0.0}) {
+    std::vector<NoiseRecord> log;
+    const double eta = 0.3, beta = 2, lambda = 1;
+    const Model model = Train(d,
+                              TrainerConfig::FromJson({{"n_estimators", 20},
+                                                       {"max_depth", 3},
+                                                       {"learning_rate", eta},
+                                                       {"max_leaf_value", beta},
+                                                       {"reg_lambda", lambda},
+                                                       {"noisy_hessian_floor", c},
+                                                       {"privacy", {{"epsilon", 0.5}}},
+                                                       {"seed", 5}}),
+                              Quiet(&log));
+    if (event_json.is_null()) {
+      event_json = model.privacy;
+    } else {
+      EXPECT_EQ(model.privacy, event_json);  // the floor is post-processing
+    }
+    const double s_h = SigmaFromEvent(model.privacy["event"]) * std::sqrt(17.0) / 4;
+    std::vector<const NoiseRecord*> leaf_records;
+    for (const auto& r : log) {
+      if (r.query == "leaf") leaf_records.push_back(&r);
+    }
+    ASSERT_EQ(leaf_records.size(), 20u * 8 * 2);
+    int floored = 0;
+    for (std::size_t t = 0; t < 20; ++t) {
+      const Tree& tree = model.trees[t];
+      for (std::size_t l = 0; l < 8; ++l) {
+        const NoiseRecord& a = *leaf_records[2 * (t * 8 + l)];
+        const NoiseRecord& b = *leaf_records[2 * (t * 8 + l) + 1];
+        ASSERT_EQ(a.coordinate, 0);
+        ASSERT_EQ(b.coordinate, 1);
+        if (b.noisy < c * s_h) ++floored;
+        const double den = std::max(b.noisy, c * s_h) + lambda;
+        const double expected = -eta * std::min(std::max(a.noisy / den, -beta), beta);
+        EXPECT_DOUBLE_EQ(tree.nodes[7 + l].value, expected) << "c=" << c << " tree " << t;
+      }
+    }
+    if (c > 0) {
+      EXPECT_GT(floored, 20);
+    }
+  }
+}
+
 TEST(Traps, AddedNoiseMatchesTheEventLeafBalanced) {
   const Dataset d = testing::SyntheticData(1000, 3);
   std::vector<NoiseRecord> log;

@@ -89,6 +89,9 @@ void TrainerConfig::Validate() const {
   Require(std::isfinite(reg_lambda) && reg_lambda >= 0, "reg_lambda", reg_lambda, "[0, inf)");
   Require(!std::isnan(max_leaf_value) && max_leaf_value > 0, "max_leaf_value", max_leaf_value,
           "(0, inf]");
+  Require(std::isfinite(noisy_hessian_floor) && noisy_hessian_floor >= 0 &&
+              noisy_hessian_floor <= 100,
+          "noisy_hessian_floor", noisy_hessian_floor, "[0, 100]");
   RequireOneOf(split_method, "split_method",
                {"totally_random", "partially_random", "histogram", "exponential"});
   RequireOneOf(leaf_update, "leaf_update", {"newton", "gradient", "averaging"});
@@ -167,7 +170,7 @@ TrainerConfig TrainerConfig::FromJson(const json& j) {
        "max_leaf_value", "split_method", "leaf_update",   "split_candidates", "feature_interaction",
        "batch_size",     "subsample",    "gradient_clip", "hessian_clip",     "leaf_noise_weights",
        "initial_score",  "privacy",      "non_private",   "renyi_filter",     "seed",
-       "threads"});
+       "threads",        "noisy_hessian_floor"});
   TrainerConfig c;
   for (const auto& item : j.items()) {
     const std::string& key = item.key();
@@ -184,6 +187,8 @@ TrainerConfig TrainerConfig::FromJson(const json& j) {
       c.reg_lambda = GetNumber(v, key);
     } else if (key == "max_leaf_value") {
       c.max_leaf_value = GetNumber(v, key);
+    } else if (key == "noisy_hessian_floor") {
+      c.noisy_hessian_floor = GetNumber(v, key);
     } else if (key == "split_method") {
       c.split_method = GetString(v, key);
     } else if (key == "leaf_update") {
@@ -268,6 +273,7 @@ json TrainerConfig::ToJson() const {
       {"max_depth", max_depth},
       {"learning_rate", learning_rate},
       {"reg_lambda", reg_lambda},
+      {"noisy_hessian_floor", noisy_hessian_floor},
       {"split_method", split_method},
       {"leaf_update", leaf_update},
       {"split_candidates",

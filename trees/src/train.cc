@@ -166,6 +166,7 @@ class Trainer {
   LeafUpdate leaf_ = LeafUpdate::kNewton;
   int features_per_tree_ = 1;  // k_eff of CountQueries
   bool noisy_ = false;
+  double hessian_floor_ = 0;  // c·s_H (noisy_hessian_floor), 0 without noise
   PrivacyPlan plan_;
   Sensitivities sens_;
   std::optional<mechanisms::GaussianMechanism> pair_gaussian_;
@@ -255,6 +256,11 @@ void Trainer::SetUpMechanisms() {
                            config_.leaf_noise_weights);
   }
   hessian_gaussian_.emplace(sens_.b, sigma);
+  // c·s_H, the floor of the noisy Hessian (count) in the leaf and gain denominators: below a few
+  // noise standard deviations H̃ says little about H and dividing by it amplifies the noise
+  // (noisy_hessian_floor; post-processing, docs/trees_training.md §4).
+  hessian_floor_ = config_.noisy_hessian_floor *
+                   (pair_balanced_ ? pair_balanced_->stddevs()[0] : pair_gaussian_->stddev());
   if (split_ == SplitMethod::kExponential) {
     // Utility Σ_children G²/(n + λ) has sensitivity 3·s_a² (Revisiting DP-XGBoost §4.2, Li et
     // al. 2022 Lemma 2; add/remove derivation in docs/trees_training.md).
@@ -480,10 +486,10 @@ void Trainer::RefineCandidatesIh() {
 }
 
 double Trainer::NodeScore(const Pair& p) const {
-  // G²/(H + λ) (Maddock Eq. 5), with the noisy denominator kept ≥ λ (Revisiting DP-XGBoost
-  // Eq. 3); a non-positive denominator (λ = 0) carries no information.
+  // G²/(H + λ) (Maddock Eq. 5), with the noisy H̃ kept ≥ c·s_H ≥ 0 (Revisiting DP-XGBoost Eq. 3
+  // for c = 0; noisy_hessian_floor); a non-positive denominator (λ = 0) carries no information.
   const double lambda = config_.reg_lambda;
-  const double den = std::max(p.b + lambda, lambda);
+  const double den = std::max(p.b, hessian_floor_) + lambda;
   if (!(den > 0)) return 0;
   return p.a * p.a / den;
 }
@@ -504,9 +510,9 @@ double Trainer::LeafValue(const Pair& p, int batch) const {
     }
     return v / batch;  // averaged over the batch (B = T: a random forest), no learning rate
   }
-  // Maddock §4.4.3: −η·clip(G̃/(H̃ + λ), β), denominator kept ≥ λ as in NodeScore; the batch
-  // average of §5.2 divides by the batch size.
-  const double den = std::max(p.b + lambda, lambda);
+  // Maddock §4.4.3: −η·clip(G̃/(H̃ + λ), β), H̃ kept ≥ c·s_H as in NodeScore; the batch average
+  // of §5.2 divides by the batch size.
+  const double den = std::max(p.b, hessian_floor_) + lambda;
   if (!(den > 0)) return 0;
   v = Clamp(-p.a / den, -beta, beta);
   return config_.learning_rate * v / batch;

@@ -25,6 +25,11 @@ struct TrainerConfig {
   double reg_lambda = 1;
   // β, each leaf value is clipped to [−β, β] before the learning rate. (0, inf]. Maddock §4.4.3.
   double max_leaf_value = 2;
+  // c: in the Newton and gradient leaves −G̃/(max(H̃, c·s_H) + λ) and in the split gains
+  // G̃²/(max(H̃, c·s_H) + λ), a noisy Hessian (count) is not trusted below c times the standard
+  // deviation s_H of the noise added to it. Post-processing of released values only (the privacy
+  // event does not change). [0, 100]; 0 = max(H̃, 0), the plain rule. docs/trees_training.md §4.
+  double noisy_hessian_floor = 2;
   // totally_random | partially_random | histogram | exponential. Maddock §4.3; Revisiting §4.2.
   std::string split_method = "totally_random";
   // newton | gradient | averaging. Maddock §4.4.
