@@ -89,9 +89,9 @@ void TrainerConfig::Validate() const {
   Require(std::isfinite(reg_lambda) && reg_lambda >= 0, "reg_lambda", reg_lambda, "[0, inf)");
   Require(!std::isnan(max_leaf_value) && max_leaf_value > 0, "max_leaf_value", max_leaf_value,
           "(0, inf]");
-  Require(std::isfinite(noisy_hessian_floor) && noisy_hessian_floor >= 0 &&
-              noisy_hessian_floor <= 100,
-          "noisy_hessian_floor", noisy_hessian_floor, "[0, 100]");
+  Require(
+      std::isfinite(noisy_hessian_floor) && noisy_hessian_floor >= 0 && noisy_hessian_floor <= 100,
+      "noisy_hessian_floor", noisy_hessian_floor, "[0, 100]");
   RequireOneOf(split_method, "split_method",
                {"totally_random", "partially_random", "histogram", "exponential"});
   RequireOneOf(leaf_update, "leaf_update", {"newton", "gradient", "averaging"});
@@ -165,12 +165,12 @@ void TrainerConfig::Validate() const {
 
 TrainerConfig TrainerConfig::FromJson(const json& j) {
   RejectUnknownKeys(
-      j, "",
-      {"objective",      "n_estimators", "max_depth",     "learning_rate",    "reg_lambda",
-       "max_leaf_value", "split_method", "leaf_update",   "split_candidates", "feature_interaction",
-       "batch_size",     "subsample",    "gradient_clip", "hessian_clip",     "leaf_noise_weights",
-       "initial_score",  "privacy",      "non_private",   "renyi_filter",     "seed",
-       "threads",        "noisy_hessian_floor"});
+      j, "", {"objective",        "n_estimators",        "max_depth",          "learning_rate",
+              "reg_lambda",       "max_leaf_value",      "split_method",       "leaf_update",
+              "split_candidates", "feature_interaction", "batch_size",         "subsample",
+              "gradient_clip",    "hessian_clip",        "leaf_noise_weights", "initial_score",
+              "privacy",          "non_private",         "renyi_filter",       "seed",
+              "threads",          "noisy_hessian_floor"});
   TrainerConfig c;
   for (const auto& item : j.items()) {
     const std::string& key = item.key();
