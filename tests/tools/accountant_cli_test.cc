@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
 #include <cstdio>
@@ -93,10 +94,16 @@ struct ProcessResult {
   std::string err;
 };
 
+// A path in the test temp directory that no other test process uses (ctest -j runs each case
+// as its own process, all sharing TempDir()).
+std::string UniqueTempPath(const std::string& name) {
+  return ::testing::TempDir() + "/rdpkit_" + std::to_string(getpid()) + "_" + name;
+}
+
 // Runs the real binary; stdout and stderr are captured through files.
 ProcessResult RunProcess(const std::string& args) {
-  const std::string out_path = ::testing::TempDir() + "/rdpkit_out.txt";
-  const std::string err_path = ::testing::TempDir() + "/rdpkit_err.txt";
+  const std::string out_path = UniqueTempPath("out.txt");
+  const std::string err_path = UniqueTempPath("err.txt");
   const std::string command = std::string(RDPKIT_CLI_PATH) + " " + args + " >" + out_path + " 2>" +
                               err_path + (args.find('<') == std::string::npos ? " </dev/null" : "");
   const int raw = std::system(command.c_str());
@@ -106,7 +113,10 @@ ProcessResult RunProcess(const std::string& args) {
     s << in.rdbuf();
     return s.str();
   };
-  return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, slurp(out_path), slurp(err_path)};
+  ProcessResult result{WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, slurp(out_path), slurp(err_path)};
+  std::remove(out_path.c_str());
+  std::remove(err_path.c_str());
+  return result;
 }
 
 TEST(Process, SuccessPrintsOneJsonObject) {
@@ -118,7 +128,7 @@ TEST(Process, SuccessPrintsOneJsonObject) {
 }
 
 TEST(Process, EventFromFileAndStdin) {
-  const std::string path = ::testing::TempDir() + "/event.json";
+  const std::string path = UniqueTempPath("event.json");
   std::ofstream(path) << R"({"laplace":{"noise_multiplier":3}})";
   const ProcessResult from_file = RunProcess("epsilon --event " + path + " --delta 1e-6");
   EXPECT_EQ(from_file.status, 0) << from_file.err;

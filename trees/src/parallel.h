@@ -2,6 +2,7 @@
 #ifndef RDPKIT_TREES_SRC_PARALLEL_H_
 #define RDPKIT_TREES_SRC_PARALLEL_H_
 
+#include <atomic>
 #include <condition_variable>
 #include <cstddef>
 #include <functional>
@@ -37,9 +38,9 @@ class WorkerPool {
   std::condition_variable done_;
   const std::function<void(std::size_t, std::size_t, int)>* task_ = nullptr;
   std::size_t n_ = 0;
-  unsigned long long generation_ = 0;
-  int pending_ = 0;
-  bool stop_ = false;
+  std::atomic<unsigned long long> generation_{0};
+  std::atomic<int> pending_{0};
+  std::atomic<bool> stop_{false};
 };
 
 }  // namespace rdpkit::trees::internal

@@ -62,7 +62,7 @@ double Clamp(double x, double lo, double hi) { return std::min(std::max(x, lo), 
 // [−700, 700]; x = k·ln 2 + r with |r| ≤ ln 2/2 (k rounded by the 1.5·2^52 shifter), e^r by its
 // Taylor polynomial of degree 9 (remainder (ln2/2)^10/10! < 3e-12 relative), 2^k written into
 // the exponent bits. Privacy does not depend on this accuracy: g and h are clipped afterwards.
-inline double ExpForSigmoid(double x) {
+inline __attribute__((always_inline)) double ExpForSigmoid(double x) {
   constexpr double kLog2e = 1.4426950408889634;
   constexpr double kLn2Hi = 0.693147180369123816490;  // high bits of ln 2 (exact product with k)
   constexpr double kLn2Lo = 1.90821492927058770002e-10;
@@ -89,6 +89,31 @@ inline double ExpForSigmoid(double x) {
   return p * scale;
 }
 
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && \
+    !defined(__SANITIZE_ADDRESS__)
+// Compiled twice, for x86-64-v3 (AVX2, FMA) and baseline x86-64; the loader picks the one the
+// CPU runs.
+#define RDPKIT_VECTOR_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define RDPKIT_VECTOR_CLONES
+#endif
+
+// Binary cross-entropy statistics of `count` rows from their margins F: g = σ(F) − y and
+// h = σ(F)(1 − σ(F)), clipped to [−g*, g*] and [0, h*] (S-BDT §4.2). Plain arrays and no
+// gathers, so that the loop vectorizes.
+RDPKIT_VECTOR_CLONES
+void BinaryStatistics(const double* __restrict margin, const std::uint8_t* __restrict labels,
+                      std::size_t count, double g_clip, double h_clip, double* __restrict g,
+                      double* __restrict h) {
+  for (std::size_t r = 0; r < count; ++r) {
+    const double p = 1 / (1 + ExpForSigmoid(-margin[r]));
+    const double gr = p - labels[r];
+    const double hr = p * (1 - p);
+    g[r] = gr < -g_clip ? -g_clip : (gr > g_clip ? g_clip : gr);
+    h[r] = hr < 0 ? 0 : (hr > h_clip ? h_clip : hr);
+  }
+}
+
 // A full binary tree of depth d in heap order: internal nodes 0..2^d−2 (children 2i+1, 2i+2),
 // leaves 2^d−1..2^{d+1}−2. A row goes left at node i iff its bin < split_bin[i] (the bin counts
 // the candidates at which GoesLeft is false), a missing value iff default_left[i].
@@ -108,6 +133,54 @@ struct HeapTree {
   static std::size_t Internal(int d) { return (std::size_t{1} << d) - 1; }
   static std::size_t Leaves(int d) { return std::size_t{1} << d; }
 };
+
+constexpr int kMaxCompactCandidates = 253;
+constexpr std::uint8_t kMissingByte = 255;
+
+// One internal node for routing over byte bins: row goes right iff bin ≥ split_bin, except that a
+// missing bin goes left when default_left (kMissing: some feature of the tree has missing values).
+struct CompactStep {
+  std::uint32_t feature;
+  std::uint8_t split_bin;
+  std::uint8_t default_left;
+};
+
+template <bool kMissing>
+inline __attribute__((always_inline)) std::uint32_t RouteStep(const std::uint8_t* row,
+                                                              const CompactStep* steps,
+                                                              std::uint32_t node) {
+  const CompactStep& step = steps[node];
+  const std::uint8_t bin = row[step.feature];
+  std::uint32_t right = bin >= step.split_bin ? 1 : 0;
+  if constexpr (kMissing) right ^= (bin == kMissingByte ? 1U : 0U) & step.default_left;
+  return 2 * node + 1 + right;
+}
+
+// Rows are routed kLanes at a time, each lane's path in a register: a path is a chain of
+// dependent loads (step, then bin), and independent lanes let the chains overlap.
+template <bool kMissing>
+void RouteCompactBlock(const std::uint8_t* rows, std::size_t m, std::size_t count,
+                       const CompactStep* steps, int depth, std::uint32_t* node) {
+  constexpr std::size_t kLanes = 8;
+  std::size_t r = 0;
+  for (; r + kLanes <= count; r += kLanes) {
+    std::uint32_t lane[kLanes] = {};
+    const std::uint8_t* base = rows + r * m;
+    for (int level = 0; level < depth; ++level) {
+#pragma GCC unroll 8
+      for (std::size_t k = 0; k < kLanes; ++k) {
+        lane[k] = RouteStep<kMissing>(base + k * m, steps, lane[k]);
+      }
+    }
+#pragma GCC unroll 8
+    for (std::size_t k = 0; k < kLanes; ++k) node[r + k] = lane[k];
+  }
+  for (; r < count; ++r) {
+    std::uint32_t n = 0;
+    for (int level = 0; level < depth; ++level) n = RouteStep<kMissing>(rows + r * m, steps, n);
+    node[r] = n;
+  }
+}
 
 inline bool GoesRightBinned(std::uint16_t bin, std::uint16_t split_bin, bool default_left) {
   return bin == kMissingBin ? !default_left : bin >= split_bin;
@@ -141,7 +214,12 @@ class Trainer {
   HeapTree BuildTree(int t, const std::vector<int>& features, std::vector<Pair>* root_histogram);
   void AssignRandomSplits(HeapTree& tree, const std::vector<int>& features);
   void LeafQuery(const HeapTree& tree, std::vector<Pair>& sums);
+  // Routes every row to its leaf (node_of_) and sums the rows' statistics per leaf. In the fused
+  // mode the statistics are computed in the same pass, after the pending leaf values of the
+  // previous tree enter the margins.
   void RouteAll(const HeapTree& tree, std::vector<Pair>* sums);
+  // Adds the pending leaf values (of the leaves in node_of_) to the margins and renews stats_.
+  void FlushPending();
   void RouteLevel(const HeapTree& tree, std::size_t first);
   std::vector<Pair> Histogram(const std::vector<int>& features, std::size_t cells,
                               std::size_t first, std::size_t count,
@@ -177,11 +255,22 @@ class Trainer {
   std::vector<int> splittable_;  // features with at least one candidate
   std::vector<std::vector<double>> candidates_;
   std::vector<std::vector<std::uint16_t>> bins_;
+  // The same bins row by row in bytes (kMissingByte for missing), kept when every candidate set
+  // has ≤ kMaxCompactCandidates entries: a row's bins share a cache line, which routing favours.
+  std::vector<std::uint8_t> row_bins_;
+  std::vector<std::uint8_t> column_has_missing_;
   std::vector<double> margin_;
   std::vector<double> delta_;
   std::vector<Pair> stats_;
   std::vector<std::uint8_t> in_sample_;  // empty: every row
-  std::vector<std::uint32_t> node_of_;
+  // Node index within the current level (a leaf index after routing); < 2^16 as max_depth ≤ 16.
+  std::vector<std::uint16_t> node_of_;
+  std::vector<std::uint8_t> labels01_;  // binary labels as bytes, for the fused pass
+  // Fused mode (binary Newton, B = 1, data-independent splits, every row, no filter): one pass
+  // per tree adds the previous tree's values to the margins, computes (g, h), routes and sums.
+  bool fused_ = false;
+  bool have_pending_ = false;  // pending_values_ have not yet entered margin_
+  std::vector<double> pending_values_;
   std::uint64_t exponential_selections_ = 0;
   int total_trees_ = 0;  // n_estimators plus the filter's extra rounds
   // Individual Rényi filter (S-BDT §6.5–6.6), renyi_filter only.
@@ -272,6 +361,11 @@ void Trainer::InitCandidates() {
   const auto& sc = config_.split_candidates;
   candidates_.resize(static_cast<std::size_t>(m_));
   bins_.resize(static_cast<std::size_t>(m_));
+  column_has_missing_.assign(static_cast<std::size_t>(m_), 0);
+  // Every candidate set has at most Q entries (IH trims to Q), so with Q ≤ 253 a bin fits a byte.
+  if (sc.count <= kMaxCompactCandidates) {
+    row_bins_.assign(n_ * static_cast<std::size_t>(m_), 0);
+  }
   for (int f = 0; f < m_; ++f) {
     const FeatureSpec& spec = data_.schema.features[static_cast<std::size_t>(f)];
     auto& c = candidates_[static_cast<std::size_t>(f)];
@@ -293,6 +387,16 @@ void Trainer::InitCandidates() {
 void Trainer::Rebin(int f) {
   const auto uf = static_cast<std::size_t>(f);
   bins_[uf] = internal::BinColumn(candidates_[uf], f, data_.columns[uf]);
+  const auto& column = bins_[uf];
+  column_has_missing_[uf] =
+      std::find(column.begin(), column.end(), kMissingBin) != column.end() ? 1 : 0;
+  if (!row_bins_.empty()) {
+    const auto m = static_cast<std::size_t>(m_);
+    for (std::size_t i = 0; i < n_; ++i) {
+      row_bins_[i * m + uf] =
+          column[i] == kMissingBin ? kMissingByte : static_cast<std::uint8_t>(column[i]);
+    }
+  }
 }
 
 double Trainer::InitialScore() {
@@ -329,7 +433,7 @@ void Trainer::ComputeStatistics(const std::vector<double>& add, const double* le
     pool_.ParallelFor(n_, [&](std::size_t begin, std::size_t end, int) {
       double* margin = margin_.data();
       const double* labels = data_.labels.data();
-      const std::uint32_t* leaf_of = node_of_.data();
+      const std::uint16_t* leaf_of = node_of_.data();
       Pair* stats = stats_.data();
       if (leaf_values) {
         for (std::size_t i = begin; i < end; ++i) margin[i] += leaf_values[leaf_of[i]];
@@ -536,40 +640,98 @@ void Trainer::RouteAll(const HeapTree& tree, std::vector<Pair>* sums) {
                    tree.default_left[node]};
   }
   const int depth = tree.depth;
+  const bool compact = !row_bins_.empty();
+  std::vector<CompactStep> compact_steps(compact ? internal : 0);
+  bool missing = false;
+  for (std::size_t node = 0; node < compact_steps.size(); ++node) {
+    const auto f = static_cast<std::size_t>(tree.feature[node]);
+    compact_steps[node] = {static_cast<std::uint32_t>(f),
+                           static_cast<std::uint8_t>(tree.split_bin[node]),
+                           tree.default_left[node]};
+    missing = missing || column_has_missing_[f] != 0;
+  }
+  const auto m = static_cast<std::size_t>(m_);
   const int chunks = pool_.Chunks(n_);
+  const bool fused = fused_;
+  // The fused pass sums into kCopies interleaved copies (row r into copy r mod kCopies), so that
+  // rows of the same leaf in a row do not wait on each other's stores; copies are added in order.
+  constexpr std::size_t kCopies = 4;
+  const std::size_t copies = fused ? kCopies : 1;
   std::vector<std::vector<Pair>> partial(sums ? static_cast<std::size_t>(chunks) : 0,
-                                         std::vector<Pair>(leaves));
+                                         std::vector<Pair>(copies * leaves));
+  const double* pending = fused && have_pending_ ? pending_values_.data() : nullptr;
+  const double g_clip = config_.gradient_clip;
+  const double h_clip = config_.hessian_clip;
   pool_.ParallelFor(n_, [&](std::size_t begin, std::size_t end, int w) {
-    constexpr std::size_t kBlock = 64;
+    constexpr std::size_t kBlock = 256;
     std::uint32_t node[kBlock];
+    alignas(64) double g[kBlock];
+    alignas(64) double h[kBlock];
     Pair* local = sums ? partial[static_cast<std::size_t>(w)].data() : nullptr;
+    double* margin = margin_.data();
+    const std::uint8_t* labels = labels01_.data();
+    std::uint16_t* leaf_of = node_of_.data();
+    const Step* step_of = steps.data();
     for (std::size_t start = begin; start < end; start += kBlock) {
       const std::size_t count = std::min(kBlock, end - start);
-      for (std::size_t r = 0; r < count; ++r) node[r] = 0;
-      for (int level = 0; level < depth; ++level) {
-        for (std::size_t r = 0; r < count; ++r) {
-          const Step& step = steps[node[r]];
-          const std::uint16_t bin = step.column[start + r];
-          const std::uint32_t right =
-              static_cast<std::uint32_t>(bin >= step.split_bin) ^
-              (static_cast<std::uint32_t>(bin == kMissingBin) & step.default_left);
-          node[r] = 2 * node[r] + 1 + right;
+      if (fused) {
+        if (pending) {
+          for (std::size_t r = 0; r < count; ++r) margin[start + r] += pending[leaf_of[start + r]];
+        }
+        BinaryStatistics(margin + start, labels + start, count, g_clip, h_clip, g, h);
+      }
+      if (compact && missing) {
+        RouteCompactBlock<true>(row_bins_.data() + start * m, m, count, compact_steps.data(), depth,
+                                node);
+      } else if (compact) {
+        RouteCompactBlock<false>(row_bins_.data() + start * m, m, count, compact_steps.data(),
+                                 depth, node);
+      } else {
+        for (std::size_t r = 0; r < count; ++r) node[r] = 0;
+        for (int level = 0; level < depth; ++level) {
+          for (std::size_t r = 0; r < count; ++r) {
+            const Step& step = step_of[node[r]];
+            const std::uint16_t bin = step.column[start + r];
+            const std::uint32_t right =
+                static_cast<std::uint32_t>(bin >= step.split_bin) ^
+                (static_cast<std::uint32_t>(bin == kMissingBin) & step.default_left);
+            node[r] = 2 * node[r] + 1 + right;
+          }
         }
       }
+      if (fused) {
+        for (std::size_t r = 0; r < count; ++r) {
+          const auto leaf = static_cast<std::uint16_t>(node[r] - internal);
+          leaf_of[start + r] = leaf;
+          Pair& sum = local[(r % copies) * leaves + leaf];
+          sum.a += g[r];
+          sum.b += h[r];
+        }
+        continue;
+      }
       for (std::size_t r = 0; r < count; ++r) {
-        const std::uint32_t leaf = node[r] - static_cast<std::uint32_t>(internal);
-        node_of_[start + r] = leaf;
+        const auto leaf = static_cast<std::uint16_t>(node[r] - internal);
+        leaf_of[start + r] = leaf;
         if (local && (in_sample_.empty() || in_sample_[start + r]))
           local[leaf] += stats_[start + r];
       }
     }
   });
+  if (fused) have_pending_ = false;  // the margins now hold every tree before this one
   if (sums) {
     sums->assign(leaves, Pair{});
     for (const auto& p : partial) {
-      for (std::size_t l = 0; l < leaves; ++l) (*sums)[l] += p[l];
+      for (std::size_t c = 0; c < copies; ++c) {
+        for (std::size_t l = 0; l < leaves; ++l) (*sums)[l] += p[c * leaves + l];
+      }
     }
   }
+}
+
+void Trainer::FlushPending() {
+  if (!have_pending_) return;
+  ComputeStatistics({}, pending_values_.data());
+  have_pending_ = false;
 }
 
 void Trainer::RouteLevel(const HeapTree& tree, std::size_t first) {
@@ -580,7 +742,7 @@ void Trainer::RouteLevel(const HeapTree& tree, std::size_t first) {
       const std::size_t child =
           2 * node + 1 +
           (GoesRightBinned(bin, tree.split_bin[node], tree.default_left[node] != 0) ? 1 : 0);
-      node_of_[i] = static_cast<std::uint32_t>(child - (2 * first + 1));
+      node_of_[i] = static_cast<std::uint16_t>(child - (2 * first + 1));
     }
   });
 }
@@ -952,11 +1114,22 @@ Model Trainer::Run() {
   const bool ih = config_.split_candidates.method == "iterative_hessian";
   const auto ih_rounds = static_cast<int>(
       std::min<long long>(config_.split_candidates.rounds, static_cast<long long>(trees)));
+  fused_ = binary_ && leaf_ == LeafUpdate::kNewton && batch == 1 && !filter_ &&
+           config_.subsample >= 1 &&
+           (split_ == SplitMethod::kTotallyRandom ||
+            (split_ == SplitMethod::kPartiallyRandom && features_per_tree_ == 1));
+  if (fused_) {
+    labels01_.resize(n_);  // binary labels are exactly 0 or 1 (checked by the loader)
+    for (std::size_t i = 0; i < n_; ++i) labels01_[i] = data_.labels[i] != 0 ? 1 : 0;
+  }
   ComputeStatistics({});
   for (int t = 0; t < trees; ++t) {
     DrawSample();
     if (filter_) ApplyFilter();
-    if (ih && split_ != SplitMethod::kHistogram && t < ih_rounds) RefineCandidatesIh();
+    if (ih && split_ != SplitMethod::kHistogram && t < ih_rounds) {
+      FlushPending();  // the Hessian histogram needs the current statistics
+      RefineCandidatesIh();
+    }
     const std::vector<int> features = TreeFeatures(t);
     std::vector<Pair> root_histogram;
     const HeapTree tree = BuildTree(t, features, &root_histogram);
@@ -991,7 +1164,10 @@ Model Trainer::Run() {
     }
     if (batch_end) {
       // Maddock §5.2: the batch's averaged updates enter the margin, then gradients are renewed.
-      if (batch == 1) {
+      if (fused_) {
+        pending_values_ = tree.leaf_value;  // enters the margins in the next tree's pass
+        have_pending_ = true;
+      } else if (batch == 1) {
         ComputeStatistics({}, tree.leaf_value.data());
       } else {
         ComputeStatistics(delta_);
@@ -1002,6 +1178,8 @@ Model Trainer::Run() {
       }
     }
   }
+
+  FlushPending();  // margins and statistics after the last tree
 
   nlohmann::json report = {
       {"n_rows", n_},
