@@ -155,12 +155,4 @@ std::uint16_t BinOf(const std::vector<double>& candidates, int feature, double x
   return static_cast<std::uint16_t>(it - candidates.begin());
 }
 
-std::vector<std::uint16_t> BinColumn(const std::vector<double>& candidates, int feature,
-                                     const std::vector<double>& column) {
-  RDPKIT_CHECK(candidates.size() < kMissingBin);
-  std::vector<std::uint16_t> bins(column.size());
-  for (std::size_t i = 0; i < column.size(); ++i) bins[i] = BinOf(candidates, feature, column[i]);
-  return bins;
-}
-
 }  // namespace rdpkit::trees::internal

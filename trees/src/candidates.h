@@ -41,10 +41,6 @@ std::vector<double> RefineIterativeHessian(const FeatureSpec& feature,
 constexpr std::uint16_t kMissingBin = std::numeric_limits<std::uint16_t>::max();
 std::uint16_t BinOf(const std::vector<double>& candidates, int feature, double x);
 
-// Bins of one column, one uint16 per row (the candidate count is ≤ 65535).
-std::vector<std::uint16_t> BinColumn(const std::vector<double>& candidates, int feature,
-                                     const std::vector<double>& column);
-
 }  // namespace rdpkit::trees::internal
 
 #endif  // RDPKIT_TREES_SRC_CANDIDATES_H_

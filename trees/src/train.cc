@@ -386,17 +386,25 @@ void Trainer::InitCandidates() {
 
 void Trainer::Rebin(int f) {
   const auto uf = static_cast<std::size_t>(f);
-  bins_[uf] = internal::BinColumn(candidates_[uf], f, data_.columns[uf]);
-  const auto& column = bins_[uf];
-  column_has_missing_[uf] =
-      std::find(column.begin(), column.end(), kMissingBin) != column.end() ? 1 : 0;
-  if (!row_bins_.empty()) {
-    const auto m = static_cast<std::size_t>(m_);
-    for (std::size_t i = 0; i < n_; ++i) {
-      row_bins_[i * m + uf] =
-          column[i] == kMissingBin ? kMissingByte : static_cast<std::uint8_t>(column[i]);
+  RDPKIT_CHECK(candidates_[uf].size() < kMissingBin);
+  auto& column = bins_[uf];
+  column.resize(n_);
+  const auto m = static_cast<std::size_t>(m_);
+  const std::vector<double>& values = data_.columns[uf];
+  std::vector<std::uint8_t> missing(static_cast<std::size_t>(pool_.threads()), 0);
+  pool_.ParallelFor(n_, [&](std::size_t begin, std::size_t end, int w) {
+    bool any_missing = false;
+    for (std::size_t i = begin; i < end; ++i) {
+      const std::uint16_t bin = internal::BinOf(candidates_[uf], f, values[i]);
+      column[i] = bin;
+      any_missing = any_missing || bin == kMissingBin;
+      if (!row_bins_.empty()) {
+        row_bins_[i * m + uf] = bin == kMissingBin ? kMissingByte : static_cast<std::uint8_t>(bin);
+      }
     }
-  }
+    missing[static_cast<std::size_t>(w)] = any_missing ? 1 : 0;
+  });
+  column_has_missing_[uf] = std::find(missing.begin(), missing.end(), 1) != missing.end() ? 1 : 0;
 }
 
 double Trainer::InitialScore() {
