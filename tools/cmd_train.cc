@@ -22,13 +22,15 @@ constexpr const char* kBoundsWarning =
     "and the epsilon reported for this model does NOT cover it. Use a schema with public bounds "
     "for a differentially private model.\n";
 
-// Appends the elapsed wall time to every line the trainer writes to its progress stream:
-// "rdpkit train: 40/100 trees" becomes "rdpkit train: 40/100 trees (2.1 s elapsed)".
+// Appends the elapsed wall time to the lines the trainer writes to its progress stream:
+// "rdpkit train: 40/100 trees" becomes "rdpkit train: 40/100 trees (2.1 s elapsed)". At most one
+// line per kEvery is shown; the last line (the finished count) is always shown.
 class ElapsedLines : public std::streambuf {
  public:
   ElapsedLines(std::ostream& sink, std::chrono::steady_clock::time_point start)
-      : sink_(sink), start_(start) {}
+      : sink_(sink), start_(start), shown_(start) {}
   ~ElapsedLines() override {
+    if (!held_.empty()) sink_ << held_ << std::flush;
     if (!line_.empty()) sink_ << line_ << std::flush;
   }
 
@@ -40,12 +42,17 @@ class ElapsedLines : public std::streambuf {
       line_.push_back(c);
       return ch;
     }
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    const auto now = std::chrono::steady_clock::now();
     char elapsed[48];
-    std::snprintf(elapsed, sizeof(elapsed), " (%.1f s elapsed)\n", seconds);
-    sink_ << line_ << elapsed << std::flush;
+    std::snprintf(elapsed, sizeof(elapsed), " (%.1f s elapsed)\n",
+                  std::chrono::duration<double>(now - start_).count());
+    held_ = line_ + elapsed;
     line_.clear();
+    if (now - shown_ >= kEvery) {
+      sink_ << held_ << std::flush;
+      held_.clear();
+      shown_ = now;
+    }
     return ch;
   }
   std::streamsize xsputn(const char* text, std::streamsize count) override {
@@ -54,9 +61,12 @@ class ElapsedLines : public std::streambuf {
   }
 
  private:
+  static constexpr std::chrono::milliseconds kEvery{500};
   std::ostream& sink_;
   std::chrono::steady_clock::time_point start_;
-  std::string line_;
+  std::chrono::steady_clock::time_point shown_;  // when the last line was shown
+  std::string line_;                             // the line being written
+  std::string held_;                             // the latest complete line not yet shown
 };
 
 trees::Task TaskOfObjective(const std::string& objective) {
