@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <map>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -77,6 +78,57 @@ TEST(Traps, TrainingAndPredictionRouteTiesTheSameWay) {
     }
   }
   EXPECT_GT(checked_ties, 30);  // the thresholds really coincide with data values
+}
+
+// The same check with missing values and depth 6 (the trainer routes 32 rows at a time with
+// vector compares where the CPU allows, the rest row by row): every leaf holds the mean label of
+// exactly the rows that prediction, using GoesLeft on the raw values, sends to it.
+TEST(Traps, TrainingRoutesMissingValuesLikePrediction) {
+  Dataset d;
+  d.schema.task = Task::kRegression;
+  for (const char* name : {"x", "z"}) {
+    FeatureSpec spec;
+    spec.name = name;
+    spec.min = 0;
+    spec.max = 1;
+    d.schema.features.push_back(spec);
+    d.feature_names.push_back(name);
+  }
+  d.columns.assign(2, {});
+  d.clipped = {0, 0};
+  std::mt19937_64 rng(8);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  for (int i = 0; i < 1000; ++i) {  // 1000 = 31·32 + 8: both routing paths run
+    for (auto& column : d.columns) {
+      column.push_back(unit(rng) < 0.15 ? std::nan("") : unit(rng));
+    }
+    d.labels.push_back(unit(rng) * 10);
+  }
+  const TrainerConfig config = TrainerConfig::FromJson({{"objective", "reg:squarederror"},
+                                                        {"non_private", true},
+                                                        {"n_estimators", 20},
+                                                        {"batch_size", 20},
+                                                        {"max_depth", 6},
+                                                        {"leaf_update", "averaging"},
+                                                        {"max_leaf_value", "inf"},
+                                                        {"gradient_clip", 1000.0},
+                                                        {"seed", 5}});
+  const Model model = Train(d, config, Quiet());
+  int missing_routed = 0;
+  for (const Tree& tree : model.trees) {
+    std::map<int, std::pair<double, int>> sums;  // leaf → (label sum, rows)
+    for (std::size_t i = 0; i < d.labels.size(); ++i) {
+      const double row[2] = {d.columns[0][i], d.columns[1][i]};
+      if (std::isnan(row[0]) || std::isnan(row[1])) ++missing_routed;
+      auto& s = sums[tree.LeafIndex(row)];
+      s.first += d.labels[i];
+      s.second += 1;
+    }
+    for (const auto& [leaf, s] : sums) {
+      EXPECT_NEAR(tree.nodes[static_cast<std::size_t>(leaf)].value * 20, s.first / s.second, 1e-9);
+    }
+  }
+  EXPECT_GT(missing_routed, 2000);
 }
 
 // Trap 2: the noise added differs from the noise the accountant assumed (S-BDT halves its

@@ -2,6 +2,7 @@
 #include "rdpkit/trees/train.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -9,6 +10,10 @@
 #include <optional>
 #include <string>
 #include <vector>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 #include "candidates.h"
 #include "parallel.h"
@@ -182,6 +187,46 @@ void RouteCompactBlock(const std::uint8_t* rows, std::size_t m, std::size_t coun
   }
 }
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define RDPKIT_ROUTE_COLUMNS 1
+// Routing of 32 rows per AVX2 vector without gathers, for trees of depth ≤ 8: at each level every
+// node's comparison is evaluated for all 32 rows from its feature's byte column, and each row keeps
+// the one of its own node (index within the level, one byte per row). A depth-d tree costs
+// 2^d − 1 vector compares per 32 rows instead of d dependent loads per row. columns[i] is node
+// i's feature column at the first row; leaf[r] receives the leaf index. count is a multiple of 32.
+__attribute__((target("avx2"))) void RouteColumnsAvx2(const std::uint8_t* const* columns,
+                                                      const CompactStep* steps, int depth,
+                                                      bool missing, std::size_t count,
+                                                      std::uint8_t* leaf) {
+  const __m256i one = _mm256_set1_epi8(1);
+  const __m256i missing_byte = _mm256_set1_epi8(static_cast<char>(kMissingByte));
+  for (std::size_t r = 0; r < count; r += 32) {
+    __m256i node = _mm256_setzero_si256();
+    for (int level = 0; level < depth; ++level) {
+      const std::size_t first = (std::size_t{1} << level) - 1;
+      const std::size_t width = std::size_t{1} << level;
+      __m256i right = _mm256_setzero_si256();
+      for (std::size_t j = 0; j < width; ++j) {
+        const CompactStep& step = steps[first + j];
+        const __m256i bin =
+            _mm256_loadu_si256(reinterpret_cast<const __m256i*>(columns[first + j] + r));
+        const __m256i split = _mm256_set1_epi8(static_cast<char>(step.split_bin));
+        // bin ≥ split (unsigned) ⇔ max(bin, split) = bin.
+        __m256i goes_right = _mm256_cmpeq_epi8(_mm256_max_epu8(bin, split), bin);
+        if (missing && step.default_left) {
+          goes_right = _mm256_xor_si256(goes_right, _mm256_cmpeq_epi8(bin, missing_byte));
+        }
+        const __m256i here = _mm256_cmpeq_epi8(node, _mm256_set1_epi8(static_cast<char>(j)));
+        right = _mm256_or_si256(right, _mm256_and_si256(here, goes_right));
+      }
+      // Index within the next level: 2·j + [right].
+      node = _mm256_add_epi8(_mm256_add_epi8(node, node), _mm256_and_si256(right, one));
+    }
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(leaf + r), node);
+  }
+}
+#endif
+
 inline bool GoesRightBinned(std::uint16_t bin, std::uint16_t split_bin, bool default_left) {
   return bin == kMissingBin ? !default_left : bin >= split_bin;
 }
@@ -258,6 +303,7 @@ class Trainer {
   // The same bins row by row in bytes (kMissingByte for missing), kept when every candidate set
   // has ≤ kMaxCompactCandidates entries: a row's bins share a cache line, which routing favours.
   std::vector<std::uint8_t> row_bins_;
+  std::vector<std::uint8_t> column_bins_;  // the byte bins column by column (n per feature)
   std::vector<std::uint8_t> column_has_missing_;
   std::vector<double> margin_;
   std::vector<double> delta_;
@@ -365,6 +411,7 @@ void Trainer::InitCandidates() {
   // Every candidate set has at most Q entries (IH trims to Q), so with Q ≤ 253 a bin fits a byte.
   if (sc.count <= kMaxCompactCandidates) {
     row_bins_.assign(n_ * static_cast<std::size_t>(m_), 0);
+    column_bins_.assign(n_ * static_cast<std::size_t>(m_), 0);
   }
   for (int f = 0; f < m_; ++f) {
     const FeatureSpec& spec = data_.schema.features[static_cast<std::size_t>(f)];
@@ -399,7 +446,10 @@ void Trainer::Rebin(int f) {
       column[i] = bin;
       any_missing = any_missing || bin == kMissingBin;
       if (!row_bins_.empty()) {
-        row_bins_[i * m + uf] = bin == kMissingBin ? kMissingByte : static_cast<std::uint8_t>(bin);
+        const std::uint8_t byte =
+            bin == kMissingBin ? kMissingByte : static_cast<std::uint8_t>(bin);
+        row_bins_[i * m + uf] = byte;
+        column_bins_[uf * n_ + i] = byte;
       }
     }
     missing[static_cast<std::size_t>(w)] = any_missing ? 1 : 0;
@@ -659,6 +709,10 @@ void Trainer::RouteAll(const HeapTree& tree, std::vector<Pair>* sums) {
     missing = missing || column_has_missing_[f] != 0;
   }
   const auto m = static_cast<std::size_t>(m_);
+#ifdef RDPKIT_ROUTE_COLUMNS
+  static const bool avx2 = __builtin_cpu_supports("avx2") != 0;
+  const bool column_route = compact && avx2 && depth <= 8;
+#endif
   const int chunks = pool_.Chunks(n_);
   const bool fused = fused_;
   // The fused pass sums into kCopies interleaved copies (row r into copy r mod kCopies), so that
@@ -675,6 +729,7 @@ void Trainer::RouteAll(const HeapTree& tree, std::vector<Pair>* sums) {
     std::uint32_t node[kBlock];
     alignas(64) double g[kBlock];
     alignas(64) double h[kBlock];
+    alignas(32) std::uint8_t leaf8[kBlock];
     Pair* local = sums ? partial[static_cast<std::size_t>(w)].data() : nullptr;
     double* margin = margin_.data();
     const std::uint8_t* labels = labels01_.data();
@@ -688,12 +743,27 @@ void Trainer::RouteAll(const HeapTree& tree, std::vector<Pair>* sums) {
         }
         BinaryStatistics(margin + start, labels + start, count, g_clip, h_clip, g, h);
       }
-      if (compact && missing) {
-        RouteCompactBlock<true>(row_bins_.data() + start * m, m, count, compact_steps.data(), depth,
-                                node);
+      std::size_t routed = 0;  // rows of the block already routed by the column kernel
+#ifdef RDPKIT_ROUTE_COLUMNS
+      if (column_route) {
+        std::array<const std::uint8_t*, 255> columns;
+        for (std::size_t i = 0; i < internal; ++i) {
+          columns[i] = column_bins_.data() + compact_steps[i].feature * n_ + start;
+        }
+        routed = count / 32 * 32;
+        RouteColumnsAvx2(columns.data(), compact_steps.data(), depth, missing, routed, leaf8);
+        for (std::size_t r = 0; r < routed; ++r)
+          node[r] = leaf8[r] + static_cast<std::uint32_t>(internal);
+      }
+#endif
+      if (routed == count) {
+        // every row routed
+      } else if (compact && missing) {
+        RouteCompactBlock<true>(row_bins_.data() + (start + routed) * m, m, count - routed,
+                                compact_steps.data(), depth, node + routed);
       } else if (compact) {
-        RouteCompactBlock<false>(row_bins_.data() + start * m, m, count, compact_steps.data(),
-                                 depth, node);
+        RouteCompactBlock<false>(row_bins_.data() + (start + routed) * m, m, count - routed,
+                                 compact_steps.data(), depth, node + routed);
       } else {
         for (std::size_t r = 0; r < count; ++r) node[r] = 0;
         for (int level = 0; level < depth; ++level) {
