@@ -132,6 +132,7 @@ TEST(ModelFile, RoundTripsToTheSameBytesAndPredictions) {
   model.Save(path);
   const std::string bytes = testing::ReadText(path);
   EXPECT_EQ(bytes, model.ToText());
+  EXPECT_EQ(bytes, model.ToJson().dump() + "\n");  // the tree-by-tree text is the plain dump
   const Model loaded = Model::Load(path);
   EXPECT_EQ(loaded.ToText(), bytes);
   // Doubles survive exactly, e.g. 0.1 + 0.2 and 1/3.

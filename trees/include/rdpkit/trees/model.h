@@ -68,11 +68,12 @@ struct Model {
   // {"format": "rdpkit-model", "version": 1, "objective", "base_score", "feature_names",
   //  "trees": [{"nodes": [[feature, threshold, default_left, left, right, value], ...]}], ...}.
   // Deterministic: the same model always gives the same bytes (keys sorted, doubles round-trip).
-  nlohmann::json ToJson() const;
+  // with_trees = false leaves "trees" empty (ToText adds them one at a time).
+  nlohmann::json ToJson(bool with_trees = true) const;
   // Corrupt or foreign JSON (wrong format/version, bad node, cycle, feature out of range)
   // -> InvalidArgument naming the offending field.
   static Model FromJson(const nlohmann::json& json);
-  // The exact text Save writes (ToJson().dump(1) plus a newline).
+  // The exact text Save writes: ToJson().dump() plus a newline, built one tree at a time.
   std::string ToText() const;
   // Atomic: written to a temporary file in the same folder, then renamed over path.
   void Save(const std::string& path) const;
