@@ -271,6 +271,8 @@ class Trainer {
                               const std::vector<std::vector<std::uint16_t>>* cell_split,
                               bool count_as_b);
   void AddPairNoise(Pair& p, const char* query);
+  // max(H̃, c·s_H) + λ, the denominator of leaf values and gains (noisy_hessian_floor).
+  double NoisyDenominator(const Pair& p) const;
   double NodeScore(const Pair& p) const;
   double LeafValue(const Pair& p, int batch) const;
   Tree ToModelTree(const HeapTree& tree) const;
@@ -311,7 +313,7 @@ class Trainer {
   std::vector<std::uint8_t> in_sample_;  // empty: every row
   // Node index within the current level (a leaf index after routing); < 2^16 as max_depth ≤ 16.
   std::vector<std::uint16_t> node_of_;
-  std::vector<std::uint8_t> labels01_;  // binary labels as bytes, for the fused pass
+  std::vector<std::uint8_t> labels01_;  // binary labels as bytes, for BinaryStatistics
   // Fused mode (binary Newton, B = 1, data-independent splits, every row, no filter): one pass
   // per tree adds the previous tree's values to the margins, computes (g, h), routes and sums.
   bool fused_ = false;
@@ -487,21 +489,20 @@ void Trainer::ComputeStatistics(const std::vector<double>& add, const double* le
   const LeafUpdate leaf = leaf_;
   const bool binary = binary_;
   if (binary && leaf == LeafUpdate::kNewton && !apply) {
-    // The common case (binary Newton boosting) as one tight loop.
+    // The common case (binary Newton boosting): the fused pass's kernel, block by block.
     pool_.ParallelFor(n_, [&](std::size_t begin, std::size_t end, int) {
+      constexpr std::size_t kBlock = 256;
+      alignas(64) double g[kBlock];
+      alignas(64) double h[kBlock];
       double* margin = margin_.data();
-      const double* labels = data_.labels.data();
       const std::uint16_t* leaf_of = node_of_.data();
-      Pair* stats = stats_.data();
       if (leaf_values) {
         for (std::size_t i = begin; i < end; ++i) margin[i] += leaf_values[leaf_of[i]];
       }
-      // Gather-free, so that it vectorizes. Binary cross-entropy: g = σ(F) − y,
-      // h = σ(F)(1 − σ(F)), clipped (S-BDT §4.2).
-      for (std::size_t i = begin; i < end; ++i) {
-        const double p = 1 / (1 + ExpForSigmoid(-margin[i]));
-        stats[i].a = Clamp(p - labels[i], -g_clip, g_clip);
-        stats[i].b = Clamp(p * (1 - p), 0, h_clip);
+      for (std::size_t start = begin; start < end; start += kBlock) {
+        const std::size_t count = std::min(kBlock, end - start);
+        BinaryStatistics(margin + start, labels01_.data() + start, count, g_clip, h_clip, g, h);
+        for (std::size_t r = 0; r < count; ++r) stats_[start + r] = {g[r], h[r]};
       }
     });
     return;
@@ -647,18 +648,20 @@ void Trainer::RefineCandidatesIh() {
   }
 }
 
+double Trainer::NoisyDenominator(const Pair& p) const {
+  return std::max(p.b, hessian_floor_) + config_.reg_lambda;  // max(H̃, c·s_H) + λ
+}
+
 double Trainer::NodeScore(const Pair& p) const {
   // G²/(H + λ) (Maddock Eq. 5), with the noisy H̃ kept ≥ c·s_H ≥ 0 (Revisiting DP-XGBoost Eq. 3
   // for c = 0; noisy_hessian_floor); a non-positive denominator (λ = 0) carries no information.
-  const double lambda = config_.reg_lambda;
-  const double den = std::max(p.b, hessian_floor_) + lambda;
+  const double den = NoisyDenominator(p);
   if (!(den > 0)) return 0;
   return p.a * p.a / den;
 }
 
 double Trainer::LeafValue(const Pair& p, int batch) const {
   const double beta = config_.max_leaf_value;
-  const double lambda = config_.reg_lambda;
   double v;
   if (leaf_ == LeafUpdate::kAveraging) {
     // Maddock §4.4.1: the class proportion (mean label for regression); for binary it enters
@@ -674,7 +677,7 @@ double Trainer::LeafValue(const Pair& p, int batch) const {
   }
   // Maddock §4.4.3: −η·clip(G̃/(H̃ + λ), β), H̃ kept ≥ c·s_H as in NodeScore; the batch average
   // of §5.2 divides by the batch size.
-  const double den = std::max(p.b, hessian_floor_) + lambda;
+  const double den = NoisyDenominator(p);
   if (!(den > 0)) return 0;
   v = Clamp(-p.a / den, -beta, beta);
   return config_.learning_rate * v / batch;
@@ -692,13 +695,13 @@ void Trainer::RouteAll(const HeapTree& tree, std::vector<Pair>* sums) {
   };
   const std::size_t internal = HeapTree::Internal(tree.depth);
   const std::size_t leaves = HeapTree::Leaves(tree.depth);
-  std::vector<Step> steps(internal);
-  for (std::size_t node = 0; node < internal; ++node) {
+  const bool compact = !row_bins_.empty();
+  std::vector<Step> steps(compact ? 0 : internal);  // the uint16 column path (Q > 253)
+  for (std::size_t node = 0; node < steps.size(); ++node) {
     steps[node] = {bins_[static_cast<std::size_t>(tree.feature[node])].data(), tree.split_bin[node],
                    tree.default_left[node]};
   }
   const int depth = tree.depth;
-  const bool compact = !row_bins_.empty();
   std::vector<CompactStep> compact_steps(compact ? internal : 0);
   bool missing = false;
   for (std::size_t node = 0; node < compact_steps.size(); ++node) {
@@ -1196,7 +1199,7 @@ Model Trainer::Run() {
            config_.subsample >= 1 &&
            (split_ == SplitMethod::kTotallyRandom ||
             (split_ == SplitMethod::kPartiallyRandom && features_per_tree_ == 1));
-  if (fused_) {
+  if (binary_) {
     labels01_.resize(n_);  // binary labels are exactly 0 or 1 (checked by the loader)
     for (std::size_t i = 0; i < n_; ++i) labels01_[i] = data_.labels[i] != 0 ? 1 : 0;
   }
