@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <map>
 #include <random>
@@ -80,22 +81,23 @@ TEST(Traps, TrainingAndPredictionRouteTiesTheSameWay) {
   EXPECT_GT(checked_ties, 30);  // the thresholds really coincide with data values
 }
 
-// The same check with missing values and depth 6 (the trainer routes 32 rows at a time with
-// vector compares where the CPU allows, the rest row by row): every leaf holds the mean label of
-// exactly the rows that prediction, using GoesLeft on the raw values, sends to it.
+// The same check with missing values, five features and depths up to 8 (the trainer routes 32 rows
+// at a time with vector compares where the CPU allows, the rest row by row): every leaf holds the
+// mean label of exactly the rows that prediction, using GoesLeft on the raw values, sends to it.
 TEST(Traps, TrainingRoutesMissingValuesLikePrediction) {
   Dataset d;
   d.schema.task = Task::kRegression;
-  for (const char* name : {"x", "z"}) {
+  const int m = 5;  // several features per level, so the vector kernel blends columns
+  for (int f = 0; f < m; ++f) {
     FeatureSpec spec;
-    spec.name = name;
+    spec.name = "x" + std::to_string(f);
     spec.min = 0;
     spec.max = 1;
     d.schema.features.push_back(spec);
-    d.feature_names.push_back(name);
+    d.feature_names.push_back(spec.name);
   }
-  d.columns.assign(2, {});
-  d.clipped = {0, 0};
+  d.columns.assign(m, {});
+  d.clipped.assign(m, 0);
   std::mt19937_64 rng(8);
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   for (int i = 0; i < 1000; ++i) {  // 1000 = 31·32 + 8: both routing paths run
@@ -104,31 +106,40 @@ TEST(Traps, TrainingRoutesMissingValuesLikePrediction) {
     }
     d.labels.push_back(unit(rng) * 10);
   }
-  const TrainerConfig config = TrainerConfig::FromJson({{"objective", "reg:squarederror"},
-                                                        {"non_private", true},
-                                                        {"n_estimators", 20},
-                                                        {"batch_size", 20},
-                                                        {"max_depth", 6},
-                                                        {"leaf_update", "averaging"},
-                                                        {"max_leaf_value", "inf"},
-                                                        {"gradient_clip", 1000.0},
-                                                        {"seed", 5}});
-  const Model model = Train(d, config, Quiet());
-  int missing_routed = 0;
-  for (const Tree& tree : model.trees) {
-    std::map<int, std::pair<double, int>> sums;  // leaf → (label sum, rows)
-    for (std::size_t i = 0; i < d.labels.size(); ++i) {
-      const double row[2] = {d.columns[0][i], d.columns[1][i]};
-      if (std::isnan(row[0]) || std::isnan(row[1])) ++missing_routed;
-      auto& s = sums[tree.LeafIndex(row)];
-      s.first += d.labels[i];
-      s.second += 1;
+  // Depths 3, 6, 7 and 8: 1, 2, 4 and 8 tables of 16 nodes per level in the vector kernel.
+  for (const int depth : {3, 6, 7, 8}) {
+    const TrainerConfig config = TrainerConfig::FromJson({{"objective", "reg:squarederror"},
+                                                          {"non_private", true},
+                                                          {"n_estimators", 10},
+                                                          {"batch_size", 10},
+                                                          {"max_depth", depth},
+                                                          {"leaf_update", "averaging"},
+                                                          {"max_leaf_value", "inf"},
+                                                          {"gradient_clip", 1000.0},
+                                                          {"seed", 5}});
+    const Model model = Train(d, config, Quiet());
+    int missing_routed = 0;
+    for (const Tree& tree : model.trees) {
+      std::map<int, std::pair<double, int>> sums;  // leaf → (label sum, rows)
+      for (std::size_t i = 0; i < d.labels.size(); ++i) {
+        double row[m];
+        bool any_missing = false;
+        for (std::size_t f = 0; f < m; ++f) {
+          row[f] = d.columns[f][i];
+          any_missing = any_missing || std::isnan(row[f]);
+        }
+        if (any_missing) ++missing_routed;
+        auto& s = sums[tree.LeafIndex(row)];
+        s.first += d.labels[i];
+        s.second += 1;
+      }
+      for (const auto& [leaf, s] : sums) {
+        EXPECT_NEAR(tree.nodes[static_cast<std::size_t>(leaf)].value * 10, s.first / s.second, 1e-9)
+            << "depth " << depth;
+      }
     }
-    for (const auto& [leaf, s] : sums) {
-      EXPECT_NEAR(tree.nodes[static_cast<std::size_t>(leaf)].value * 20, s.first / s.second, 1e-9);
-    }
+    EXPECT_GT(missing_routed, 2000);
   }
-  EXPECT_GT(missing_routed, 2000);
 }
 
 // Trap 2: the noise added differs from the noise the accountant assumed (S-BDT halves its
@@ -238,6 +249,71 @@ TEST(Traps, LeafValuesAreTheFlooredNewtonStepOfTheReleasedSums) {
       EXPECT_GT(floored, 20);
     }
   }
+}
+
+// The exact leaf sums of a binary Newton model with trees of depth 2 (4 leaves), recomputed from
+// its stored trees: the margins F (base score plus the trees before), σ(F) with std::exp, and the
+// clipped statistics g = σ(F) − y ∈ [−1, 1], h = σ(F)(1 − σ(F)). sums[t][l] = (G, H) of tree t,
+// leaf l. *returned counts rows whose margin passed |F| > 745 (where e^{−F} overflows or
+// underflows a double) and came back to |F| < 20 within 31 trees.
+std::vector<std::array<std::pair<double, double>, 4>> LeafSumsFromModel(const Model& model,
+                                                                        const Dataset& d,
+                                                                        int* returned) {
+  const std::size_t n = d.labels.size();
+  std::vector<double> margin(n, model.base_score);
+  std::vector<int> last_beyond(n, -1000);
+  std::vector<std::array<std::pair<double, double>, 4>> sums(model.trees.size());
+  for (std::size_t t = 0; t < model.trees.size(); ++t) {
+    const Tree& tree = model.trees[t];
+    for (std::size_t i = 0; i < n; ++i) {
+      const double row[3] = {d.columns[0][i], d.columns[1][i], d.columns[2][i]};
+      const int leaf = tree.LeafIndex(row);
+      // σ(F) as the trainer defines it: F clamped to [−700, 700] (so 0 < σ < 1).
+      const double p = 1 / (1 + std::exp(-std::min(std::max(margin[i], -700.0), 700.0)));
+      auto& s = sums[t][static_cast<std::size_t>(leaf - 3)];
+      s.first += std::min(std::max(p - d.labels[i], -1.0), 1.0);
+      s.second += std::min(std::max(p * (1 - p), 0.0), 1.0);
+      if (std::abs(margin[i]) > 745) last_beyond[i] = static_cast<int>(t);
+      if (std::abs(margin[i]) < 20 && static_cast<int>(t) - last_beyond[i] < 32) ++*returned;
+      margin[i] += tree.nodes[static_cast<std::size_t>(leaf)].value;
+    }
+  }
+  return sums;
+}
+
+// The leaf sums the noise is added to are the statistics of the model's own margins. The trainer
+// keeps e^{−F} per row and multiplies it by e^{−v} for each tree, recomputing it from F every 32
+// trees and wherever it leaves [1e-260, 1e260].
+TEST(Traps, LeafSumsAreTheStatisticsOfTheModelsMargins) {
+  // Leaf values up to ±800 (η = 10, β = 80) at ε = 0.3 move the margins of 300 rows far beyond
+  // the range of e^{−F} and back within a few trees, so every path is exercised.
+  const Dataset d = testing::SyntheticData(300, 3);
+  std::vector<NoiseRecord> log;
+  const int trees = 120;
+  const Model model = Train(d,
+                            TrainerConfig::FromJson({{"n_estimators", trees},
+                                                     {"max_depth", 2},
+                                                     {"learning_rate", 10.0},
+                                                     {"max_leaf_value", 80.0},
+                                                     {"noisy_hessian_floor", 0.0},
+                                                     {"privacy", {{"epsilon", 0.3}}},
+                                                     {"seed", 11}}),
+                            Quiet(&log));
+  std::vector<const NoiseRecord*> leaf_records;
+  for (const auto& r : log) {
+    if (r.query == "leaf") leaf_records.push_back(&r);
+  }
+  ASSERT_EQ(leaf_records.size(), static_cast<std::size_t>(trees) * 4 * 2);
+  int returned = 0;
+  const auto sums = LeafSumsFromModel(model, d, &returned);
+  for (std::size_t t = 0; t < static_cast<std::size_t>(trees); ++t) {
+    for (std::size_t l = 0; l < 4; ++l) {
+      EXPECT_NEAR(leaf_records[2 * (t * 4 + l)]->exact, sums[t][l].first, 1e-9) << "tree " << t;
+      EXPECT_NEAR(leaf_records[2 * (t * 4 + l) + 1]->exact, sums[t][l].second, 1e-9)
+          << "tree " << t;
+    }
+  }
+  EXPECT_GT(returned, 100);
 }
 
 TEST(Traps, AddedNoiseMatchesTheEventLeafBalanced) {

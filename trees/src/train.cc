@@ -103,20 +103,69 @@ inline __attribute__((always_inline)) double ExpForSigmoid(double x) {
 #define RDPKIT_VECTOR_CLONES
 #endif
 
-// Binary cross-entropy statistics of `count` rows from their margins F: g = σ(F) − y and
-// h = σ(F)(1 − σ(F)), clipped to [−g*, g*] and [0, h*] (S-BDT §4.2). Plain arrays and no
-// gathers, so that the loop vectorizes.
+// e^{−F} for |F| ≤ 598: outside it, e^{−F} is recomputed from F (products would lose it, and
+// ExpForSigmoid clamps F to [−700, 700]).
+constexpr double kExpSafeLow = 1e-260;
+constexpr double kExpSafeHigh = 1e260;
+
+// Binary cross-entropy statistics of one row from e = e^{−F} (F its margin): p = σ(F) = 1/(1 + e),
+// g = p − y and h = p(1 − p), clipped to [−g*, g*] and [0, h*] (S-BDT §4.2).
+inline __attribute__((always_inline)) void LogisticStatistics(double e, std::uint8_t y,
+                                                              double g_clip, double h_clip,
+                                                              double& g, double& h) {
+  const double p = 1 / (1 + e);
+  const double gr = p - y;
+  const double hr = p * (1 - p);
+  g = gr < -g_clip ? -g_clip : (gr > g_clip ? g_clip : gr);
+  h = hr < 0 ? 0 : (hr > h_clip ? h_clip : hr);
+}
+
+// The statistics of `count` rows from their margins. Plain arrays and no gathers, so that the
+// loop vectorizes.
 RDPKIT_VECTOR_CLONES
 void BinaryStatistics(const double* __restrict margin, const std::uint8_t* __restrict labels,
                       std::size_t count, double g_clip, double h_clip, double* __restrict g,
                       double* __restrict h) {
   for (std::size_t r = 0; r < count; ++r) {
-    const double p = 1 / (1 + ExpForSigmoid(-margin[r]));
-    const double gr = p - labels[r];
-    const double hr = p * (1 - p);
-    g[r] = gr < -g_clip ? -g_clip : (gr > g_clip ? g_clip : gr);
-    h[r] = hr < 0 ? 0 : (hr > h_clip ? h_clip : hr);
+    LogisticStatistics(ExpForSigmoid(-margin[r]), labels[r], g_clip, h_clip, g[r], h[r]);
   }
+}
+
+// The same from e^{−F} kept per row (the fused pass): no exponential per row and tree. The
+// fused pass keeps (g, h) interleaved: gh[2r] = g, gh[2r + 1] = h.
+RDPKIT_VECTOR_CLONES
+void BinaryStatisticsFromExp(const double* __restrict exp_neg_margin,
+                             const std::uint8_t* __restrict labels, std::size_t count,
+                             double g_clip, double h_clip, double* __restrict gh) {
+  for (std::size_t r = 0; r < count; ++r) {
+    LogisticStatistics(exp_neg_margin[r], labels[r], g_clip, h_clip, gh[2 * r], gh[2 * r + 1]);
+  }
+}
+
+// One tree's leaf values entering the fused pass's state, then the statistics: F += v and
+// e^{−F} ·= e^{−v} (vw[2r] = v, vw[2r + 1] = e^{−v} for row r's leaf). Returns whether some
+// e^{−F} left [kExpSafeLow, kExpSafeHigh]; those rows' e^{−F} and statistics must be recomputed
+// from F.
+RDPKIT_VECTOR_CLONES
+bool AddLeafValuesAndStatistics(double* __restrict margin, double* __restrict exp_neg_margin,
+                                const double* __restrict vw, const std::uint8_t* __restrict labels,
+                                std::size_t count, double g_clip, double h_clip,
+                                double* __restrict gh) {
+  int outside = 0;
+  for (std::size_t r = 0; r < count; ++r) {
+    margin[r] += vw[2 * r];
+    const double e = exp_neg_margin[r] * vw[2 * r + 1];
+    exp_neg_margin[r] = e;
+    outside |= static_cast<int>(!(e >= kExpSafeLow)) | static_cast<int>(!(e <= kExpSafeHigh));
+    LogisticStatistics(e, labels[r], g_clip, h_clip, gh[2 * r], gh[2 * r + 1]);
+  }
+  return outside != 0;
+}
+
+// e^{−F} for `count` margins, as ExpForSigmoid computes it.
+RDPKIT_VECTOR_CLONES
+void ExpOfNegated(const double* __restrict margin, std::size_t count, double* __restrict out) {
+  for (std::size_t r = 0; r < count; ++r) out[r] = ExpForSigmoid(-margin[r]);
 }
 
 // A full binary tree of depth d in heap order: internal nodes 0..2^d−2 (children 2i+1, 2i+2),
@@ -189,40 +238,163 @@ void RouteCompactBlock(const std::uint8_t* rows, std::size_t m, std::size_t coun
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define RDPKIT_ROUTE_COLUMNS 1
-// Routing of 32 rows per AVX2 vector without gathers, for trees of depth ≤ 8: at each level every
-// node's comparison is evaluated for all 32 rows from its feature's byte column, and each row keeps
-// the one of its own node (index within the level, one byte per row). A depth-d tree costs
-// 2^d − 1 vector compares per 32 rows instead of d dependent loads per row. columns[i] is node
-// i's feature column at the first row; leaf[r] receives the leaf index. count is a multiple of 32.
-__attribute__((target("avx2"))) void RouteColumnsAvx2(const std::uint8_t* const* columns,
-                                                      const CompactStep* steps, int depth,
-                                                      bool missing, std::size_t count,
-                                                      std::uint8_t* leaf) {
+// Routing of 32 rows per AVX2 vector without gathers, for trees of depth ≤ 8. Each row keeps its
+// node's index within the level in a byte. At a level, a row's bin is taken from the byte column
+// of its node's feature: the level's distinct features are loaded in turn and blended in where a
+// 16-entry byte table (one per chunk of 16 nodes, looked up with pshufb on the node index) says
+// the node splits on that feature; the node's split bin and default direction are looked up the
+// same way. A level costs about 3 vector operations per distinct feature instead of ~6 per node.
+struct ColumnLevel {
+  int chunks = 1;             // ⌈nodes / 16⌉: 1, 2, 4 or 8 tables per lookup
+  int features = 0;           // distinct features at the level
+  std::size_t first_feature;  // index of the level's first feature in ColumnPlan::feature
+  std::size_t table;          // first 32-byte table: split bins, then default-left, then masks
+};
+
+struct ColumnPlan {
+  std::vector<ColumnLevel> levels;
+  std::vector<std::uint32_t> feature;  // the distinct features, level after level
+  std::vector<std::uint8_t> tables;    // 32 bytes each (the 16 entries in both 128-bit lanes)
+};
+
+// Builds the plan of a tree (heap order; feature, split bin and default-left per internal node).
+ColumnPlan PlanColumnRoute(int depth, const std::vector<int>& feature,
+                           const std::vector<std::uint16_t>& split_bin,
+                           const std::vector<std::uint8_t>& default_left) {
+  ColumnPlan plan;
+  std::size_t tables = 0;
+  for (int level = 0; level < depth; ++level) {
+    const std::size_t first = (std::size_t{1} << level) - 1;
+    const std::size_t width = std::size_t{1} << level;
+    ColumnLevel lv;
+    lv.chunks = static_cast<int>((width + 15) / 16);
+    lv.first_feature = plan.feature.size();
+    for (std::size_t j = 0; j < width; ++j) {
+      const auto f = static_cast<std::uint32_t>(feature[first + j]);
+      if (std::find(plan.feature.begin() + static_cast<std::ptrdiff_t>(lv.first_feature),
+                    plan.feature.end(), f) == plan.feature.end()) {
+        plan.feature.push_back(f);
+      }
+    }
+    lv.features = static_cast<int>(plan.feature.size() - lv.first_feature);
+    lv.table = tables;
+    const auto chunks = static_cast<std::size_t>(lv.chunks);
+    // split bins, default-left and one mask per feature after the first, chunks tables each
+    tables += chunks * (2 + static_cast<std::size_t>(lv.features - 1));
+    plan.tables.resize(tables * 32, 0);
+    auto set = [&](std::size_t table, std::size_t j, std::uint8_t value) {
+      std::uint8_t* t = plan.tables.data() + (table + j / 16) * 32;
+      t[j % 16] = value;
+      t[16 + j % 16] = value;
+    };
+    for (std::size_t j = 0; j < width; ++j) {
+      set(lv.table, j, static_cast<std::uint8_t>(split_bin[first + j]));
+      set(lv.table + chunks, j, default_left[first + j] ? 0xFF : 0);
+      for (int k = 1; k < lv.features; ++k) {
+        if (plan.feature[lv.first_feature + static_cast<std::size_t>(k)] ==
+            static_cast<std::uint32_t>(feature[first + j])) {
+          set(lv.table + chunks * (1 + static_cast<std::size_t>(k)), j, 0xFF);
+        }
+      }
+    }
+    plan.levels.push_back(lv);
+  }
+  return plan;
+}
+
+// The entry of each row's node in a level's tables: pshufb within each chunk of 16 nodes (the
+// index's low 4 bits; node < 128 leaves bit 7 clear), then a blend tree on bits 4–6 of the index
+// (moved to bit 7 of their byte by the 16-bit shifts in select[]).
+// The entry of each row's node in a level's tables (kChunks of them, in registers): pshufb within
+// each chunk of 16 nodes (the index's low 4 bits; node < 128 leaves bit 7 clear), then a blend
+// tree on bits 4–6 of the index, moved to bit 7 of their byte by 16-bit shifts.
+template <int kChunks>
+__attribute__((target("avx2"))) inline __m256i LookupNode(const __m256i* table, __m256i node) {
+  __m256i v[kChunks];
+  for (int c = 0; c < kChunks; ++c) v[c] = _mm256_shuffle_epi8(table[c], node);
+  int shift = 3;
+  for (int width = kChunks; width > 1; width /= 2, --shift) {
+    const __m256i select = _mm256_slli_epi16(node, shift);
+    for (int c = 0; c < width / 2; ++c) v[c] = _mm256_blendv_epi8(v[2 * c], v[2 * c + 1], select);
+  }
+  return v[0];
+}
+
+template <int kChunks>
+__attribute__((target("avx2"))) inline void LoadTables(const std::uint8_t* bytes, __m256i* table) {
+  for (int c = 0; c < kChunks; ++c) {
+    table[c] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(bytes + 32 * c));
+  }
+}
+
+// One level for `vectors` vectors of 32 rows (node[v], the index within the level, becomes the
+// index within the next level). The level's loop over its features runs outside the loop over
+// the rows, so that its tables stay in registers and its branches are the same for every row.
+template <int kChunks>
+__attribute__((target("avx2"))) void RouteLevelAvx2(const ColumnLevel& lv, const std::uint8_t* t,
+                                                    const std::uint8_t* const* col, bool missing,
+                                                    std::size_t vectors, __m256i* node,
+                                                    __m256i* bin) {
+  __m256i table[kChunks];
+  for (std::size_t v = 0; v < vectors; ++v) {
+    bin[v] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(col[0] + 32 * v));
+  }
+  for (int k = 1; k < lv.features; ++k) {
+    LoadTables<kChunks>(t + 32 * kChunks * (1 + k), table);
+    for (std::size_t v = 0; v < vectors; ++v) {
+      const __m256i other = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(col[k] + 32 * v));
+      bin[v] = _mm256_blendv_epi8(bin[v], other, LookupNode<kChunks>(table, node[v]));
+    }
+  }
   const __m256i one = _mm256_set1_epi8(1);
   const __m256i missing_byte = _mm256_set1_epi8(static_cast<char>(kMissingByte));
-  for (std::size_t r = 0; r < count; r += 32) {
-    __m256i node = _mm256_setzero_si256();
-    for (int level = 0; level < depth; ++level) {
-      const std::size_t first = (std::size_t{1} << level) - 1;
-      const std::size_t width = std::size_t{1} << level;
-      __m256i right = _mm256_setzero_si256();
-      for (std::size_t j = 0; j < width; ++j) {
-        const CompactStep& step = steps[first + j];
-        const __m256i bin =
-            _mm256_loadu_si256(reinterpret_cast<const __m256i*>(columns[first + j] + r));
-        const __m256i split = _mm256_set1_epi8(static_cast<char>(step.split_bin));
-        // bin ≥ split (unsigned) ⇔ max(bin, split) = bin.
-        __m256i goes_right = _mm256_cmpeq_epi8(_mm256_max_epu8(bin, split), bin);
-        if (missing && step.default_left) {
-          goes_right = _mm256_xor_si256(goes_right, _mm256_cmpeq_epi8(bin, missing_byte));
-        }
-        const __m256i here = _mm256_cmpeq_epi8(node, _mm256_set1_epi8(static_cast<char>(j)));
-        right = _mm256_or_si256(right, _mm256_and_si256(here, goes_right));
-      }
-      // Index within the next level: 2·j + [right].
-      node = _mm256_add_epi8(_mm256_add_epi8(node, node), _mm256_and_si256(right, one));
+  __m256i split[kChunks];
+  LoadTables<kChunks>(t, split);
+  LoadTables<kChunks>(t + 32 * kChunks, table);  // default-left
+  for (std::size_t v = 0; v < vectors; ++v) {
+    // bin ≥ split (unsigned) ⇔ max(bin, split) = bin.
+    const __m256i s = LookupNode<kChunks>(split, node[v]);
+    __m256i goes_right = _mm256_cmpeq_epi8(_mm256_max_epu8(bin[v], s), bin[v]);
+    if (missing) {
+      goes_right =
+          _mm256_xor_si256(goes_right, _mm256_and_si256(_mm256_cmpeq_epi8(bin[v], missing_byte),
+                                                        LookupNode<kChunks>(table, node[v])));
     }
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(leaf + r), node);
+    // Index within the next level: 2·j + [right].
+    node[v] = _mm256_add_epi8(_mm256_add_epi8(node[v], node[v]), _mm256_and_si256(goes_right, one));
+  }
+}
+
+// Routes count rows (a multiple of 32, at most 256); columns[k] is the byte column of
+// plan.feature[k] at the first row; leaf[r] receives the leaf index (within the last level).
+__attribute__((target("avx2"))) void RouteColumnsAvx2(const std::uint8_t* const* columns,
+                                                      const ColumnPlan& plan, bool missing,
+                                                      std::size_t count, std::uint8_t* leaf) {
+  constexpr std::size_t kMaxVectors = 8;
+  __m256i node[kMaxVectors];
+  __m256i bin[kMaxVectors];
+  const std::size_t vectors = count / 32;
+  for (std::size_t v = 0; v < vectors; ++v) node[v] = _mm256_setzero_si256();
+  for (const ColumnLevel& lv : plan.levels) {
+    const std::uint8_t* t = plan.tables.data() + 32 * lv.table;
+    const std::uint8_t* const* col = columns + lv.first_feature;
+    switch (lv.chunks) {
+      case 1:
+        RouteLevelAvx2<1>(lv, t, col, missing, vectors, node, bin);
+        break;
+      case 2:
+        RouteLevelAvx2<2>(lv, t, col, missing, vectors, node, bin);
+        break;
+      case 4:
+        RouteLevelAvx2<4>(lv, t, col, missing, vectors, node, bin);
+        break;
+      default:
+        RouteLevelAvx2<8>(lv, t, col, missing, vectors, node, bin);
+        break;
+    }
+  }
+  for (std::size_t v = 0; v < vectors; ++v) {
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(leaf + 32 * v), node[v]);
   }
 }
 #endif
@@ -319,6 +491,14 @@ class Trainer {
   bool fused_ = false;
   bool have_pending_ = false;  // pending_values_ have not yet entered margin_
   std::vector<double> pending_values_;
+  // e^{−F} per row for the fused pass, kept by multiplying with e^{−v} of each tree's leaf value v
+  // and recomputed from the margin every kExpRefresh trees (bounds the rounding drift) or after
+  // anything else changed the margins (exp_age_ ≥ kExpRefresh). Kept only within [kExpSafeLow,
+  // kExpSafeHigh]: 0 marks a row whose e^{−F} lies outside (or was clamped by ExpForSigmoid),
+  // whose statistics are then computed from F until it returns.
+  static constexpr int kExpRefresh = 32;
+  std::vector<double> exp_neg_margin_;
+  int exp_age_ = kExpRefresh;
   std::uint64_t exponential_selections_ = 0;
   int total_trees_ = 0;  // n_estimators plus the filter's extra rounds
   // Individual Rényi filter (S-BDT §6.5–6.6), renyi_filter only.
@@ -483,6 +663,7 @@ double Trainer::InitialScore() {
 }
 
 void Trainer::ComputeStatistics(const std::vector<double>& add, const double* leaf_values) {
+  exp_age_ = kExpRefresh;  // the fused pass's e^{−F} no longer follows the margins
   const bool apply = !add.empty();
   const double g_clip = config_.gradient_clip;
   const double h_clip = config_.hessian_clip;
@@ -715,6 +896,9 @@ void Trainer::RouteAll(const HeapTree& tree, std::vector<Pair>* sums) {
 #ifdef RDPKIT_ROUTE_COLUMNS
   static const bool avx2 = __builtin_cpu_supports("avx2") != 0;
   const bool column_route = compact && avx2 && depth <= 8;
+  const ColumnPlan column_plan =
+      column_route ? PlanColumnRoute(depth, tree.feature, tree.split_bin, tree.default_left)
+                   : ColumnPlan{};
 #endif
   const int chunks = pool_.Chunks(n_);
   const bool fused = fused_;
@@ -725,38 +909,74 @@ void Trainer::RouteAll(const HeapTree& tree, std::vector<Pair>* sums) {
   std::vector<std::vector<Pair>> partial(sums ? static_cast<std::size_t>(chunks) : 0,
                                          std::vector<Pair>(copies * leaves));
   const double* pending = fused && have_pending_ ? pending_values_.data() : nullptr;
+  // Each pending value v beside its factor of e^{−F}: e^{−(F+v)} = e^{−F}·e^{−v}.
+  std::vector<double> pending_vw(pending ? 2 * pending_values_.size() : 0);
+  for (std::size_t l = 0; l < pending_vw.size() / 2; ++l) {
+    pending_vw[2 * l] = pending[l];
+    pending_vw[2 * l + 1] = std::exp(-pending[l]);
+  }
+  const bool refresh_exp = fused && exp_age_ >= kExpRefresh;
+  if (fused) {
+    exp_neg_margin_.resize(n_);
+    exp_age_ = refresh_exp ? 1 : exp_age_ + 1;
+  }
   const double g_clip = config_.gradient_clip;
   const double h_clip = config_.hessian_clip;
   pool_.ParallelFor(n_, [&](std::size_t begin, std::size_t end, int w) {
     constexpr std::size_t kBlock = 256;
     std::uint32_t node[kBlock];
-    alignas(64) double g[kBlock];
-    alignas(64) double h[kBlock];
+    alignas(64) double gh[2 * kBlock];
     alignas(32) std::uint8_t leaf8[kBlock];
+    std::uint16_t leaf16[kBlock];
     Pair* local = sums ? partial[static_cast<std::size_t>(w)].data() : nullptr;
     double* margin = margin_.data();
+    double* exp_neg_margin = exp_neg_margin_.data();
     const std::uint8_t* labels = labels01_.data();
     std::uint16_t* leaf_of = node_of_.data();
     const Step* step_of = steps.data();
     for (std::size_t start = begin; start < end; start += kBlock) {
       const std::size_t count = std::min(kBlock, end - start);
       if (fused) {
-        if (pending) {
-          for (std::size_t r = 0; r < count; ++r) margin[start + r] += pending[leaf_of[start + r]];
+        double* e = exp_neg_margin + start;
+        if (pending && !refresh_exp) {
+          alignas(64) double vw[2 * kBlock];
+          const double* table = pending_vw.data();
+          for (std::size_t r = 0; r < count; ++r) {
+            std::memcpy(vw + 2 * r, table + 2 * leaf_of[start + r], 2 * sizeof(double));
+          }
+          if (AddLeafValuesAndStatistics(margin + start, e, vw, labels + start, count, g_clip,
+                                         h_clip, gh)) {
+            for (std::size_t r = 0; r < count; ++r) {
+              if (e[r] >= kExpSafeLow && e[r] <= kExpSafeHigh) continue;
+              const double exact = ExpForSigmoid(-margin[start + r]);
+              LogisticStatistics(exact, labels[start + r], g_clip, h_clip, gh[2 * r],
+                                 gh[2 * r + 1]);
+              e[r] = exact >= kExpSafeLow && exact <= kExpSafeHigh ? exact : 0;
+            }
+          }
+        } else {
+          // e^{−F} from the margins (ExpForSigmoid clamps F to [−700, 700]).
+          if (pending) {
+            for (std::size_t r = 0; r < count; ++r)
+              margin[start + r] += pending[leaf_of[start + r]];
+          }
+          ExpOfNegated(margin + start, count, e);
+          BinaryStatisticsFromExp(e, labels + start, count, g_clip, h_clip, gh);
+          for (std::size_t r = 0; r < count; ++r) {
+            if (!(e[r] >= kExpSafeLow && e[r] <= kExpSafeHigh)) e[r] = 0;
+          }
         }
-        BinaryStatistics(margin + start, labels + start, count, g_clip, h_clip, g, h);
       }
       std::size_t routed = 0;  // rows of the block already routed by the column kernel
 #ifdef RDPKIT_ROUTE_COLUMNS
       if (column_route) {
         std::array<const std::uint8_t*, 255> columns;
-        for (std::size_t i = 0; i < internal; ++i) {
-          columns[i] = column_bins_.data() + compact_steps[i].feature * n_ + start;
+        for (std::size_t k = 0; k < column_plan.feature.size(); ++k) {
+          columns[k] = column_bins_.data() + column_plan.feature[k] * n_ + start;
         }
         routed = count / 32 * 32;
-        RouteColumnsAvx2(columns.data(), compact_steps.data(), depth, missing, routed, leaf8);
-        for (std::size_t r = 0; r < routed; ++r)
-          node[r] = leaf8[r] + static_cast<std::uint32_t>(internal);
+        RouteColumnsAvx2(columns.data(), column_plan, missing, routed, leaf8);
+        for (std::size_t r = 0; r < routed; ++r) leaf16[r] = leaf8[r];
       }
 #endif
       if (routed == count) {
@@ -780,19 +1000,31 @@ void Trainer::RouteAll(const HeapTree& tree, std::vector<Pair>* sums) {
           }
         }
       }
+      for (std::size_t r = routed; r < count; ++r) {
+        leaf16[r] = static_cast<std::uint16_t>(node[r] - internal);
+      }
+      std::memcpy(leaf_of + start, leaf16, count * sizeof(std::uint16_t));
       if (fused) {
-        for (std::size_t r = 0; r < count; ++r) {
-          const auto leaf = static_cast<std::uint16_t>(node[r] - internal);
-          leaf_of[start + r] = leaf;
-          Pair& sum = local[(r % copies) * leaves + leaf];
-          sum.a += g[r];
-          sum.b += h[r];
+        std::size_t r = 0;
+        Pair* copy[kCopies];
+        for (std::size_t c = 0; c < kCopies; ++c) copy[c] = local + c * leaves;
+        for (; r + kCopies <= count; r += kCopies) {
+#pragma GCC unroll 4
+          for (std::size_t c = 0; c < kCopies; ++c) {
+            Pair& sum = copy[c][leaf16[r + c]];
+            sum.a += gh[2 * (r + c)];
+            sum.b += gh[2 * (r + c) + 1];
+          }
+        }
+        for (; r < count; ++r) {
+          Pair& sum = copy[r % kCopies][leaf16[r]];
+          sum.a += gh[2 * r];
+          sum.b += gh[2 * r + 1];
         }
         continue;
       }
       for (std::size_t r = 0; r < count; ++r) {
-        const auto leaf = static_cast<std::uint16_t>(node[r] - internal);
-        leaf_of[start + r] = leaf;
+        const std::uint16_t leaf = leaf16[r];
         if (local && (in_sample_.empty() || in_sample_[start + r]))
           local[leaf] += stats_[start + r];
       }
