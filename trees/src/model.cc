@@ -3,6 +3,8 @@
 
 #include <unistd.h>
 
+#include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <set>
@@ -318,10 +320,96 @@ Model Model::FromJson(const nlohmann::json& json) {
   return model;
 }
 
+namespace {
+
+// A double as JSON text in nlohmann::json's layout (the shortest digits that read back to the same
+// double, std::to_chars, placed as nlohmann's dtoa places them: fixed notation with ".0" for
+// decimal exponents in (−4, 15], otherwise d.ddde±XX), so that the trees read like the rest of the
+// file. Non-finite values are written as null, as nlohmann::json writes them.
+void AppendDouble(std::string& out, double value) {
+  if (!std::isfinite(value)) {
+    out += "null";
+    return;
+  }
+  char buffer[64];
+  const auto result =
+      std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::scientific);
+  RDPKIT_CHECK(result.ec == std::errc());
+  const std::string_view text(buffer, static_cast<std::size_t>(result.ptr - buffer));
+  const std::size_t e = text.find('e');
+  std::string_view mantissa = text.substr(0, e);
+  if (!mantissa.empty() && mantissa.front() == '-') {
+    out += '-';
+    mantissa.remove_prefix(1);
+  }
+  std::string digits;  // d.ddd without the point
+  for (char c : mantissa) {
+    if (c != '.') digits += c;
+  }
+  int exponent = 0;
+  std::from_chars(text.data() + e + 1 + (text[e + 1] == '+' ? 1 : 0), text.data() + text.size(),
+                  exponent);
+  const int k = static_cast<int>(digits.size());
+  const int n = exponent + 1;  // the value is 0.digits × 10^n
+  if (k <= n && n <= 15) {
+    out += digits;
+    out.append(static_cast<std::size_t>(n - k), '0');
+    out += ".0";
+  } else if (0 < n && n <= 15) {
+    out.append(digits, 0, static_cast<std::size_t>(n));
+    out += '.';
+    out.append(digits, static_cast<std::size_t>(n), std::string::npos);
+  } else if (-4 < n && n <= 0) {
+    out += "0.";
+    out.append(static_cast<std::size_t>(-n), '0');
+    out += digits;
+  } else {
+    out += digits[0];
+    if (k > 1) {
+      out += '.';
+      out.append(digits, 1, std::string::npos);
+    }
+    out += 'e';
+    const int shown = n - 1;
+    out += shown < 0 ? '-' : '+';
+    const int magnitude = shown < 0 ? -shown : shown;
+    if (magnitude < 10) out += '0';
+    out += std::to_string(magnitude);
+  }
+}
+
+// TreeToJson(tree).dump() without building the JSON tree (keys in nlohmann's sorted order).
+void AppendTree(std::string& out, const Tree& tree) {
+  out += "{\"nodes\":[";
+  for (std::size_t i = 0; i < tree.nodes.size(); ++i) {
+    const Node& node = tree.nodes[i];
+    if (i > 0) out += ',';
+    if (node.is_leaf()) {
+      out += "{\"leaf\":";
+      AppendDouble(out, node.value);
+    } else {
+      out += node.default_left ? "{\"default_left\":true,\"feature\":"
+                               : "{\"default_left\":false,\"feature\":";
+      out += std::to_string(node.feature);
+      out += ",\"left\":";
+      out += std::to_string(node.left);
+      out += ",\"right\":";
+      out += std::to_string(node.right);
+      out += ",\"threshold\":";
+      AppendDouble(out, node.threshold);
+    }
+    out += '}';
+  }
+  out += "]}";
+}
+
+}  // namespace
+
 std::string Model::ToText() const {
-  // ToJson().dump() + "\n", built one tree at a time: a JSON tree of the whole model costs ~0.5 KB
-  // per node (a 1000-tree depth-6 model: ~60 MB), the text ~80 B. The trees are spliced in where
-  // the key "trees" holds a placeholder; its unescaped quotes cannot occur inside a string.
+  // The JSON of ToJson() + "\n", with the trees written directly: a JSON tree of the whole model
+  // costs ~0.5 KB per node (a 1000-tree depth-6 model: ~60 MB), the text ~50 B. The trees are
+  // spliced in where the key "trees" holds a placeholder; its unescaped quotes cannot occur
+  // inside a string.
   nlohmann::json json = ToJson(/*with_trees=*/false);
   const std::string placeholder = "@rdpkit-trees@";
   json["trees"] = placeholder;
@@ -330,9 +418,12 @@ std::string Model::ToText() const {
   const std::size_t at = head.find(marker);
   RDPKIT_CHECK(at != std::string::npos);
   std::string text = head.substr(0, at) + "\"trees\":[";
+  std::size_t nodes = 0;
+  for (const Tree& tree : trees) nodes += tree.nodes.size();
+  text.reserve(head.size() + 64 * nodes);
   for (std::size_t t = 0; t < trees.size(); ++t) {
     if (t > 0) text += ',';
-    text += TreeToJson(trees[t]).dump();
+    AppendTree(text, trees[t]);
   }
   text += ']';
   text.append(head, at + marker.size(), std::string::npos);
