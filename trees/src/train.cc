@@ -108,6 +108,11 @@ inline __attribute__((always_inline)) double ExpForSigmoid(double x) {
 constexpr double kExpSafeLow = 1e-260;
 constexpr double kExpSafeHigh = 1e260;
 
+// e^{−F} as the fused pass keeps it: the value within [kExpSafeLow, kExpSafeHigh], else 0.
+inline __attribute__((always_inline)) double KeptExp(double e) {
+  return e >= kExpSafeLow && e <= kExpSafeHigh ? e : 0;
+}
+
 // Binary cross-entropy statistics of one row from e = e^{−F} (F its margin): p = σ(F) = 1/(1 + e),
 // g = p − y and h = p(1 − p), clipped to [−g*, g*] and [0, h*] (S-BDT §4.2).
 inline __attribute__((always_inline)) void LogisticStatistics(double e, std::uint8_t y,
@@ -120,25 +125,18 @@ inline __attribute__((always_inline)) void LogisticStatistics(double e, std::uin
   h = hr < 0 ? 0 : (hr > h_clip ? h_clip : hr);
 }
 
-// The statistics of `count` rows from their margins. Plain arrays and no gathers, so that the
-// loop vectorizes.
+// The statistics of `count` rows from their margins F, (g, h) interleaved: gh[2r] = g,
+// gh[2r + 1] = h. Also stores e^{−F} in exp_neg_margin (as the fused pass keeps it: 0 where it
+// lies outside [kExpSafeLow, kExpSafeHigh]). Plain arrays and no gathers, so that the loop
+// vectorizes.
 RDPKIT_VECTOR_CLONES
 void BinaryStatistics(const double* __restrict margin, const std::uint8_t* __restrict labels,
-                      std::size_t count, double g_clip, double h_clip, double* __restrict g,
-                      double* __restrict h) {
+                      std::size_t count, double g_clip, double h_clip,
+                      double* __restrict exp_neg_margin, double* __restrict gh) {
   for (std::size_t r = 0; r < count; ++r) {
-    LogisticStatistics(ExpForSigmoid(-margin[r]), labels[r], g_clip, h_clip, g[r], h[r]);
-  }
-}
-
-// The same from e^{−F} kept per row (the fused pass): no exponential per row and tree. The
-// fused pass keeps (g, h) interleaved: gh[2r] = g, gh[2r + 1] = h.
-RDPKIT_VECTOR_CLONES
-void BinaryStatisticsFromExp(const double* __restrict exp_neg_margin,
-                             const std::uint8_t* __restrict labels, std::size_t count,
-                             double g_clip, double h_clip, double* __restrict gh) {
-  for (std::size_t r = 0; r < count; ++r) {
-    LogisticStatistics(exp_neg_margin[r], labels[r], g_clip, h_clip, gh[2 * r], gh[2 * r + 1]);
+    const double e = ExpForSigmoid(-margin[r]);
+    LogisticStatistics(e, labels[r], g_clip, h_clip, gh[2 * r], gh[2 * r + 1]);
+    exp_neg_margin[r] = KeptExp(e);
   }
 }
 
@@ -160,12 +158,6 @@ bool AddLeafValuesAndStatistics(double* __restrict margin, double* __restrict ex
     LogisticStatistics(e, labels[r], g_clip, h_clip, gh[2 * r], gh[2 * r + 1]);
   }
   return outside != 0;
-}
-
-// e^{−F} for `count` margins, as ExpForSigmoid computes it.
-RDPKIT_VECTOR_CLONES
-void ExpOfNegated(const double* __restrict margin, std::size_t count, double* __restrict out) {
-  for (std::size_t r = 0; r < count; ++r) out[r] = ExpForSigmoid(-margin[r]);
 }
 
 // A full binary tree of depth d in heap order: internal nodes 0..2^d−2 (children 2i+1, 2i+2),
@@ -673,8 +665,8 @@ void Trainer::ComputeStatistics(const std::vector<double>& add, const double* le
     // The common case (binary Newton boosting): the fused pass's kernel, block by block.
     pool_.ParallelFor(n_, [&](std::size_t begin, std::size_t end, int) {
       constexpr std::size_t kBlock = 256;
-      alignas(64) double g[kBlock];
-      alignas(64) double h[kBlock];
+      alignas(64) double gh[2 * kBlock];
+      alignas(64) double exp_neg_margin[kBlock];  // not kept: margins change outside the fused pass
       double* margin = margin_.data();
       const std::uint16_t* leaf_of = node_of_.data();
       if (leaf_values) {
@@ -682,8 +674,9 @@ void Trainer::ComputeStatistics(const std::vector<double>& add, const double* le
       }
       for (std::size_t start = begin; start < end; start += kBlock) {
         const std::size_t count = std::min(kBlock, end - start);
-        BinaryStatistics(margin + start, labels01_.data() + start, count, g_clip, h_clip, g, h);
-        for (std::size_t r = 0; r < count; ++r) stats_[start + r] = {g[r], h[r]};
+        BinaryStatistics(margin + start, labels01_.data() + start, count, g_clip, h_clip,
+                         exp_neg_margin, gh);
+        for (std::size_t r = 0; r < count; ++r) stats_[start + r] = {gh[2 * r], gh[2 * r + 1]};
       }
     });
     return;
@@ -951,7 +944,7 @@ void Trainer::RouteAll(const HeapTree& tree, std::vector<Pair>* sums) {
               const double exact = ExpForSigmoid(-margin[start + r]);
               LogisticStatistics(exact, labels[start + r], g_clip, h_clip, gh[2 * r],
                                  gh[2 * r + 1]);
-              e[r] = exact >= kExpSafeLow && exact <= kExpSafeHigh ? exact : 0;
+              e[r] = KeptExp(exact);  // (not a call to BinaryStatistics: that slows this loop)
             }
           }
         } else {
@@ -960,11 +953,7 @@ void Trainer::RouteAll(const HeapTree& tree, std::vector<Pair>* sums) {
             for (std::size_t r = 0; r < count; ++r)
               margin[start + r] += pending[leaf_of[start + r]];
           }
-          ExpOfNegated(margin + start, count, e);
-          BinaryStatisticsFromExp(e, labels + start, count, g_clip, h_clip, gh);
-          for (std::size_t r = 0; r < count; ++r) {
-            if (!(e[r] >= kExpSafeLow && e[r] <= kExpSafeHigh)) e[r] = 0;
-          }
+          BinaryStatistics(margin + start, labels + start, count, g_clip, h_clip, e, gh);
         }
       }
       std::size_t routed = 0;  // rows of the block already routed by the column kernel
