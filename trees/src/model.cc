@@ -342,10 +342,12 @@ void AppendDouble(std::string& out, double value) {
     out += '-';
     mantissa.remove_prefix(1);
   }
-  std::string digits;  // d.ddd without the point
+  char digit_buffer[32];  // d.ddd without the point (≤ 17 digits; no allocation per number)
+  std::size_t count = 0;
   for (char c : mantissa) {
-    if (c != '.') digits += c;
+    if (c != '.') digit_buffer[count++] = c;
   }
+  const std::string_view digits(digit_buffer, count);
   int exponent = 0;
   std::from_chars(text.data() + e + 1 + (text[e + 1] == '+' ? 1 : 0), text.data() + text.size(),
                   exponent);
