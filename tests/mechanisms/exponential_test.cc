@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <string>
 #include <vector>
@@ -90,11 +91,12 @@ TEST(ExponentialMechanism, DominantCandidateIsAlwaysChosenWithoutOverflow) {
   for (int i = 0; i < 1000; ++i) ASSERT_EQ(mechanism.Select({0.0, 1e6, -1e6}, rng), 1u);
 }
 
-TEST(ExponentialMechanism, FastPathAgreesWithIntervalArithmetic) {
-  const ExponentialMechanism mechanism(0.7, 1.5);
-  std::vector<double> u(50);
-  for (std::size_t i = 0; i < u.size(); ++i) u[i] = std::sin(static_cast<double>(i)) * 3;
-  Random a = Random::Seeded(17), b = Random::Seeded(17);
+// 500 selections from the same seed with the floating-point fast path and with the interval
+// arithmetic forced everywhere must pick the same candidates.
+template <typename Mechanism>
+void ExpectFastPathAgreesWithIntervalArithmetic(const Mechanism& mechanism,
+                                                const std::vector<double>& u, std::uint64_t seed) {
+  Random a = Random::Seeded(seed), b = Random::Seeded(seed);
   for (int i = 0; i < 500; ++i) {
     const std::size_t fast = mechanism.Select(u, a);
     internal::SetForceExactForTesting(true);
@@ -102,6 +104,12 @@ TEST(ExponentialMechanism, FastPathAgreesWithIntervalArithmetic) {
     internal::SetForceExactForTesting(false);
     ASSERT_EQ(fast, exact) << "selection " << i;
   }
+}
+
+TEST(ExponentialMechanism, FastPathAgreesWithIntervalArithmetic) {
+  std::vector<double> u(50);
+  for (std::size_t i = 0; i < u.size(); ++i) u[i] = std::sin(static_cast<double>(i)) * 3;
+  ExpectFastPathAgreesWithIntervalArithmetic(ExponentialMechanism(0.7, 1.5), u, 17);
 }
 
 TEST(ExponentialMechanism, ReportsItsEvent) {
@@ -180,17 +188,9 @@ TEST(PermuteAndFlipMechanism, FrequenciesMatchItsLaw) {
 }
 
 TEST(PermuteAndFlipMechanism, FastPathAgreesWithIntervalArithmetic) {
-  const PermuteAndFlipMechanism mechanism(0.7, 1.5);
   std::vector<double> u(30);
   for (std::size_t i = 0; i < u.size(); ++i) u[i] = std::cos(static_cast<double>(i)) * 4;
-  Random a = Random::Seeded(23), b = Random::Seeded(23);
-  for (int i = 0; i < 500; ++i) {
-    const std::size_t fast = mechanism.Select(u, a);
-    internal::SetForceExactForTesting(true);
-    const std::size_t exact = mechanism.Select(u, b);
-    internal::SetForceExactForTesting(false);
-    ASSERT_EQ(fast, exact) << "selection " << i;
-  }
+  ExpectFastPathAgreesWithIntervalArithmetic(PermuteAndFlipMechanism(0.7, 1.5), u, 23);
 }
 
 TEST(PermuteAndFlipMechanism, ReportsPureDpAndRejectsBadParameters) {
