@@ -1,0 +1,70 @@
+// CSV data (DESIGN.md §4) read with a fixed small schema through trees::ParseCsv, the in-memory
+// form of LoadCsv: once as training data (label required) and once as prediction data (label
+// skipped if present). What is accepted must keep the documented shape: one value per row and
+// feature, numeric values inside their bounds (clipped) or NaN, categorical codes in
+// [0, n_codes) or NaN, binary labels 0/1, clipped counts at most the number of rows.
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "fuzz_util.h"
+#include "rdpkit/trees/data.h"
+
+namespace {
+
+using rdpkit::trees::Dataset;
+using rdpkit::trees::Schema;
+
+const Schema& FixedSchema() {
+  static const Schema schema = Schema::FromJson(nlohmann::json::parse(R"({
+    "task": "binary",
+    "features": [
+      {"name": "age", "min": 18, "max": 90},
+      {"name": "balance", "min": -1e6, "max": 1e6},
+      {"name": "colour", "categorical": true, "n_codes": 3}
+    ]})"));
+  return schema;
+}
+
+void CheckShape(const Dataset& data, bool with_labels) {
+  const Schema& schema = FixedSchema();
+  if (data.n_features() != schema.features.size() ||
+      data.feature_names.size() != schema.features.size() ||
+      data.clipped.size() != schema.features.size()) {
+    rdpkit::fuzz::Fail("feature count differs from the schema");
+  }
+  const std::size_t rows = data.n_rows();
+  if (with_labels && data.labels.size() != rows) rdpkit::fuzz::Fail("one label per row");
+  for (const double label : data.labels) {
+    if (label != 0 && label != 1) rdpkit::fuzz::Fail("binary label not 0/1");
+  }
+  for (std::size_t f = 0; f < data.n_features(); ++f) {
+    const auto& spec = schema.features[f];
+    if (data.feature_names[f] != spec.name) rdpkit::fuzz::Fail("feature order", spec.name);
+    if (data.columns[f].size() != rows) rdpkit::fuzz::Fail("ragged column", spec.name);
+    if (data.clipped[f] > rows) rdpkit::fuzz::Fail("more clipped values than rows", spec.name);
+    for (const double value : data.columns[f]) {
+      if (std::isnan(value)) continue;
+      if (value < spec.min || value > spec.max)
+        rdpkit::fuzz::Fail("value out of bounds", spec.name);
+      if (spec.categorical && value != std::floor(value)) {
+        rdpkit::fuzz::Fail("categorical value not an integer code", spec.name);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string_view text = rdpkit::fuzz::AsText(data, size);
+  rdpkit::fuzz::RefusalsAllowed(
+      [&] { CheckShape(rdpkit::trees::ParseCsv(text, FixedSchema(), {}, "fuzz.csv"), true); });
+  rdpkit::fuzz::RefusalsAllowed([&] {
+    CheckShape(rdpkit::trees::ParseCsv(text, FixedSchema(),
+                                       {.require_label = false, .read_label = false}, "fuzz.csv"),
+               false);
+  });
+  return 0;
+}

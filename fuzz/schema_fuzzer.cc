@@ -1,0 +1,90 @@
+// Schema sidecars (DESIGN.md §4) as `rdpkit train --schema` reads them: trees::Schema::FromFile
+// (the input is written to tmpfs first; FromFile takes a path). An accepted schema must survive
+// ToJson → FromJson unchanged; then five rows at and beyond its bounds are read with it, and a
+// small model (2 trees of depth 2, split candidates uniform, log or iterative_hessian by input)
+// is trained on them, which turns the bounds into split candidates.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "fuzz_util.h"
+#include "rdpkit/accountant/errors.h"
+#include "rdpkit/trees/config.h"
+#include "rdpkit/trees/data.h"
+#include "rdpkit/trees/train.h"
+
+namespace {
+
+using rdpkit::FormatNumber;
+using rdpkit::trees::Schema;
+
+constexpr std::size_t kMaxInputBytes = 8192;
+constexpr std::size_t kMaxTrainedFeatures = 16;
+constexpr int kRows = 5;
+
+// Row r of feature spec: min, max, the middle, below min (clipped), missing.
+std::string Cell(const rdpkit::trees::FeatureSpec& spec, int row) {
+  if (spec.categorical) {
+    const int codes[kRows] = {0, spec.n_codes - 1, spec.n_codes / 2, 0, -1};
+    return codes[row] < 0 ? "" : std::to_string(codes[row]);
+  }
+  switch (row) {
+    case 0:
+      return FormatNumber(spec.min);
+    case 1:
+      return FormatNumber(spec.max);
+    case 2:
+      return FormatNumber(spec.min / 2 + spec.max / 2);
+    case 3:
+      return FormatNumber(spec.min - 1);
+    default:
+      return "";
+  }
+}
+
+std::string RowsFor(const Schema& schema) {
+  std::string csv;
+  for (const auto& spec : schema.features) csv += spec.name + ",";
+  csv += "label\n";
+  for (int row = 0; row < kRows; ++row) {
+    for (const auto& spec : schema.features) csv += Cell(spec, row) + ",";
+    csv += std::to_string(row % 2) + "\n";
+  }
+  return csv;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  if (size > kMaxInputBytes) return -1;
+  static const rdpkit::fuzz::TempFile file("schema");
+  const std::string& path = file.Write(rdpkit::fuzz::AsText(data, size));
+  rdpkit::fuzz::RefusalsAllowed([&] {
+    const Schema schema = Schema::FromFile(path);
+
+    const nlohmann::json written = schema.ToJson();
+    nlohmann::json reread;
+    if (!rdpkit::fuzz::RefusalsAllowed([&] { reread = Schema::FromJson(written).ToJson(); })) {
+      rdpkit::fuzz::Fail("FromJson refused what ToJson wrote", written.dump());
+    }
+    if (reread != written) {
+      rdpkit::fuzz::Fail("ToJson -> FromJson changed the schema", written.dump());
+    }
+
+    if (schema.features.size() > kMaxTrainedFeatures) return;
+    const rdpkit::trees::Dataset rows =
+        rdpkit::trees::ParseCsv(RowsFor(schema), schema, {}, "rows.csv");
+    static const char* const kMethods[] = {"uniform", "log", "iterative_hessian"};
+    const bool binary = schema.task == rdpkit::trees::Task::kBinary;
+    const auto config = rdpkit::trees::TrainerConfig::FromJson({
+        {"objective", binary ? "binary:logistic" : "reg:squarederror"},
+        {"n_estimators", 2},
+        {"max_depth", 2},
+        {"split_candidates", {{"method", kMethods[size % 3]}, {"count", 8}}},
+        {"privacy", {{"epsilon", 1.0}, {"delta", 1e-5}}},
+        {"seed", 1},
+    });
+    (void)rdpkit::trees::Train(rows, config, {.progress = false, .progress_stream = nullptr});
+  });
+  return 0;
+}
