@@ -14,6 +14,8 @@ packages=(
   nlohmann-json3-dev libcli11-dev       # JSON, command line
   libgtest-dev libgmock-dev libbenchmark-dev  # tests and benchmarks
   clang-format                          # format check in scripts/test.sh
+  clang libclang-rt-dev                 # fuzz harnesses: clang + compiler-rt's libFuzzer, ASan,
+                                        # UBSan (libclang-rt-dev pulls libclang-rt-14-dev on 12)
 )
 packages+=("$@")
 
