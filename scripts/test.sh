@@ -4,17 +4,21 @@
 #   1. dependencies           scripts/setup.sh (idempotent)
 #   2. Release build          -Werror, tests + benchmarks + tools, then ctest (all tests)
 #   3. clang-format           every tracked *.h / *.cc must be formatted (.clang-format)
-#   4. sanitizers             ASan + UBSan build of the accountant suite, ctest -L accountant
+#   4. sanitizers             ASan + UBSan build of the accountant, mechanisms and trees suites,
+#                             ctest -L 'accountant|mechanisms|trees'
 #   5. install + consumer     install the Release build to a temporary prefix, then build and run
 #                             tests/consumer (C++17, find_package(rdpkit), rdpkit::accountant alone)
 #                             and the README's C++ example (README.md must quote it verbatim)
+#   6. fuzz                   clang build of fuzz/ (libFuzzer + ASan + UBSan); each harness runs
+#                             $RDPKIT_FUZZ_SECONDS (default 20) s from its committed seeds and
+#                             regressions (docs/fuzzing.md); any crash, timeout or OOM fails
 #
 #   bash scripts/test.sh
 #
 # Build folders go under $RDPKIT_BUILD_ROOT (default: <repo>/build-test, git-ignored).
 # Exit status 0 only when every step passed. The last line is "summary: N passed, M failed",
-# counting ctest cases of steps 2 and 4 plus one for each of steps 3 and 5 (a step that fails
-# before its tests run counts as one failure).
+# counting ctest cases of steps 2 and 4, one for each of steps 3 and 5 and one per fuzz harness
+# of step 6 (a step that fails before its tests run counts as one failure).
 set -uo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -86,7 +90,7 @@ run_ctest() {
 mkdir -p "$build_root"
 
 # ---------------------------------------------------------------- 1. dependencies
-banner "1/5 dependencies (scripts/setup.sh)"
+banner "1/6 dependencies (scripts/setup.sh)"
 t=$SECONDS
 if bash "$root/scripts/setup.sh"; then
   record "dependencies" PASS "" $((SECONDS - t))
@@ -98,7 +102,7 @@ else
 fi
 
 # ---------------------------------------------------------------- 2. Release build + ctest
-banner "2/5 Release build (-Werror, tests, bench, tools) + ctest"
+banner "2/6 Release build (-Werror, tests, bench, tools) + ctest"
 release=$build_root/release
 t=$SECONDS
 if cmake -S "$root" -B "$release" -G Ninja -DCMAKE_BUILD_TYPE=Release \
@@ -125,7 +129,7 @@ cases_passed=$((cases_passed + ctest_total - ctest_failed))
 cases_failed=$((cases_failed + ctest_failed))
 
 # ---------------------------------------------------------------- 3. clang-format
-banner "3/5 clang-format check ($(clang-format --version | head -n 1))"
+banner "3/6 clang-format check ($(clang-format --version | head -n 1))"
 t=$SECONDS
 mapfile -t sources < <(git -C "$root" -c safe.directory="$root" ls-files -- '*.h' '*.cc')
 unformatted=()
@@ -151,18 +155,22 @@ else
 fi
 
 # ---------------------------------------------------------------- 4. sanitizers
-banner "4/5 ASan + UBSan build of the accountant tests, ctest -L accountant"
+sanitize_labels='accountant|mechanisms|trees'
+banner "4/6 ASan + UBSan build of the accountant, mechanisms and trees tests, ctest -L '$sanitize_labels'"
 sanitize=$build_root/sanitize
 t=$SECONDS
-# The accountant suite's executable(s): every rdpkit_add_test_suite(<name> ...) in its folder.
-accountant_targets=()
-if [[ -f $root/tests/accountant/CMakeLists.txt ]]; then
-  mapfile -t accountant_targets < <(sed -n 's/^ *rdpkit_add_test_suite( *\([A-Za-z0-9_]*\).*/\1/p' \
-    "$root/tests/accountant/CMakeLists.txt")
-fi
-if [[ ${#accountant_targets[@]} -eq 0 ]]; then
-  echo "SKIPPED: tests/accountant/CMakeLists.txt defines no test suite yet"
-  record "sanitizers (ASan+UBSan)" SKIPPED "no accountant test target" $((SECONDS - t))
+# Each suite's executable(s): every rdpkit_add_test_suite(<name> ...) in tests/<module>/, plus the
+# rdpkit program that the mechanisms and trees suites run end to end.
+sanitize_targets=()
+for module in accountant mechanisms trees; do
+  if [[ -f $root/tests/$module/CMakeLists.txt ]]; then
+    mapfile -t -O "${#sanitize_targets[@]}" sanitize_targets < <(sed -n \
+      's/^ *rdpkit_add_test_suite( *\([A-Za-z0-9_]*\).*/\1/p' "$root/tests/$module/CMakeLists.txt")
+  fi
+done
+if [[ ${#sanitize_targets[@]} -eq 0 ]]; then
+  echo "SKIPPED: tests/{accountant,mechanisms,trees}/CMakeLists.txt define no test suite yet"
+  record "sanitizers (ASan+UBSan)" SKIPPED "no test target" $((SECONDS - t))
 else
   # Warnings are checked by the Release build; GCC's sanitizer instrumentation adds false
   # -Wmaybe-uninitialized reports, so this build does not use -Werror.
@@ -171,12 +179,12 @@ else
     -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1" \
     -DRDPKIT_SANITIZE=ON -DRDPKIT_WERROR=OFF -DRDPKIT_BUILD_TESTS=ON -DRDPKIT_BUILD_TOOLS=ON \
     -DRDPKIT_BUILD_BENCH=OFF &&
-    cmake --build "$sanitize" -j "$jobs" --target "${accountant_targets[@]}"; then
+    cmake --build "$sanitize" -j "$jobs" --target "${sanitize_targets[@]}" rdpkit; then
     export ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:strict_string_checks=1
     export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
     if run_ctest "$build_root/ctest-sanitize.log" --test-dir "$sanitize" -j "$ctest_jobs" \
-      -L accountant && [[ $ctest_total -gt 0 ]]; then
-      record "sanitizers (ASan+UBSan)" PASS "$ctest_total/$ctest_total accountant tests" \
+      -L "$sanitize_labels" && [[ $ctest_total -gt 0 ]]; then
+      record "sanitizers (ASan+UBSan)" PASS "$ctest_total/$ctest_total acc+mech+trees tests" \
         $((SECONDS - t))
     else
       record "sanitizers (ASan+UBSan)" FAIL "$ctest_failed of $ctest_total tests failed" \
@@ -192,7 +200,7 @@ else
 fi
 
 # ---------------------------------------------------------------- 5. install + consumer
-banner "5/5 install to a temporary prefix, build + run tests/consumer against it"
+banner "5/6 install to a temporary prefix, build + run tests/consumer against it"
 t=$SECONDS
 prefix=$(mktemp -d "${TMPDIR:-/tmp}/rdpkit-install.XXXXXX")
 trap 'rm -rf "$prefix"' EXIT
@@ -224,6 +232,61 @@ if $consumer_ok; then
 else
   record "install + consumer (C++17)" FAIL "see output above" $((SECONDS - t))
   cases_failed=$((cases_failed + 1))
+fi
+
+# ---------------------------------------------------------------- 6. fuzz
+fuzz_seconds=${RDPKIT_FUZZ_SECONDS:-20}
+banner "6/6 fuzz: clang + libFuzzer + ASan + UBSan, ${fuzz_seconds} s per harness"
+fuzz=$build_root/fuzz
+t=$SECONDS
+# The harnesses: every fuzz/<harness>_fuzzer.cc (docs/fuzzing.md).
+mapfile -t harnesses < <(cd "$root/fuzz" 2>/dev/null && ls -- *_fuzzer.cc 2>/dev/null |
+  sed 's/_fuzzer\.cc$//')
+if [[ ${#harnesses[@]} -eq 0 ]]; then
+  echo "SKIPPED: no fuzz/*_fuzzer.cc"
+  record "fuzz (libFuzzer)" SKIPPED "no harness" $((SECONDS - t))
+elif ! CC=clang CXX=clang++ cmake -S "$root" -B "$fuzz" -G Ninja \
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" \
+  -DRDPKIT_BUILD_FUZZ=ON -DRDPKIT_WERROR=OFF -DRDPKIT_BUILD_TESTS=OFF -DRDPKIT_BUILD_BENCH=OFF \
+  -DRDPKIT_BUILD_TOOLS=ON ||
+  ! cmake --build "$fuzz" -j "$jobs" --target "${harnesses[@]/%/_fuzzer}"; then
+  record "fuzz (libFuzzer)" FAIL "fuzz build failed" $((SECONDS - t))
+  cases_failed=$((cases_failed + 1))
+else
+  export ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1
+  export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+  fuzz_failed=()
+  for harness in "${harnesses[@]}"; do
+    # A fresh working corpus each run: CI starts from the committed seeds and regressions only.
+    work=$fuzz/corpus-ci/$harness
+    artifacts=$fuzz/artifacts/$harness
+    rm -rf "$work" "$artifacts"
+    mkdir -p "$work" "$artifacts"
+    inputs=("$work" "$root/fuzz/corpus/$harness")
+    [[ -d $root/fuzz/regressions/$harness ]] && inputs+=("$root/fuzz/regressions/$harness")
+    echo "---- $harness"
+    "$fuzz/fuzz/${harness}_fuzzer" "${inputs[@]}" -max_total_time="$fuzz_seconds" \
+      -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$artifacts/" \
+      >"$fuzz/$harness.log" 2>&1
+    status=$?
+    grep -E '^(#[0-9]+ +DONE|stat::number_of_executed_units|SUMMARY|==[0-9]+==ERROR)' \
+      "$fuzz/$harness.log"
+    if [[ $status -eq 0 ]]; then
+      cases_passed=$((cases_passed + 1))
+    else
+      echo "$harness FAILED (exit $status); reproducer(s) in $artifacts:"
+      ls "$artifacts"
+      tail -n 60 "$fuzz/$harness.log"
+      fuzz_failed+=("$harness")
+      cases_failed=$((cases_failed + 1))
+    fi
+  done
+  if [[ ${#fuzz_failed[@]} -eq 0 ]]; then
+    record "fuzz (libFuzzer)" PASS "${#harnesses[@]} harnesses x ${fuzz_seconds}s" \
+      $((SECONDS - t))
+  else
+    record "fuzz (libFuzzer)" FAIL "${fuzz_failed[*]} found a crash" $((SECONDS - t))
+  fi
 fi
 
 print_summary
