@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "rdpkit/accountant/errors.h"
+#include "rdpkit/accountant/json_input.h"
 
 namespace rdpkit::accountant {
 namespace {
@@ -185,11 +186,8 @@ void FindPlaceholders(const json& j, const json::json_pointer& at, const std::st
   }
 }
 
-std::string Dotted(const json::json_pointer& pointer) {
-  std::string s = pointer.to_string();
-  for (char& c : s) c = c == '/' ? '.' : c;
-  return s.empty() ? s : s.substr(1);
-}
+// composed[0].gaussian.noise_multiplier: the one path style of every message (json_input.h).
+std::string Dotted(const json::json_pointer& pointer) { return JsonPathOf(pointer); }
 
 }  // namespace
 

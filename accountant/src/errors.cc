@@ -4,16 +4,32 @@
 #include <cmath>
 #include <string>
 
+#include "rdpkit/accountant/json_input.h"
+
 namespace rdpkit {
 
+namespace {
+
+// Bounds of what an error carries: user text (an unknown 10 MB key, a value read from a file)
+// is echoed abbreviated, so a message stays readable and never costs memory of its own.
+constexpr std::size_t kMaxFieldBytes = 2000;  // a path 64 events deep still fits
+constexpr std::size_t kMaxValueBytes = 80;
+constexpr std::size_t kMaxTextBytes = 2000;  // accepted ranges, free-form messages
+
+}  // namespace
+
 InvalidArgument::InvalidArgument(std::string field, std::string value, std::string accepted)
-    : std::invalid_argument(field + " = " + value + " is outside " + accepted),
-      field_(std::move(field)),
-      value_(std::move(value)),
-      accepted_(std::move(accepted)) {}
+    : std::invalid_argument(Abbreviate(field, kMaxFieldBytes) + " = " +
+                            Abbreviate(value, kMaxValueBytes) + " is outside " +
+                            Abbreviate(accepted, kMaxTextBytes)),
+      field_(Abbreviate(field, kMaxFieldBytes)),
+      value_(Abbreviate(value, kMaxValueBytes)),
+      accepted_(Abbreviate(accepted, kMaxTextBytes)) {}
 
 InvalidArgument::InvalidArgument(std::string field, std::string message)
-    : std::invalid_argument(field + ": " + message), field_(std::move(field)) {}
+    : std::invalid_argument(Abbreviate(field, kMaxFieldBytes) + ": " +
+                            Abbreviate(message, kMaxTextBytes)),
+      field_(Abbreviate(field, kMaxFieldBytes)) {}
 
 std::string FormatNumber(double value) {
   if (std::isnan(value)) return "nan";

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "rdpkit/accountant/errors.h"
+#include "rdpkit/accountant/json_input.h"
 
 namespace rdpkit::accountant {
 namespace {
@@ -22,9 +23,14 @@ void RequirePositiveFinite(double value, const char* field) {
   Require(std::isfinite(value) && value > 0, field, value, "(0, inf)");
 }
 
-std::string Join(const std::string& path, const std::string& key) {
-  return path.empty() ? key : path + "." + key;
-}
+// Events nest at most this deep, and one document holds at most kMaxEvents events: checked
+// before any recursive code runs (CheckShape), so no input can exhaust the stack or the memory
+// (docs/cli.md, "Inputs that are refused").
+constexpr int kMaxEventDepth = 64;
+constexpr std::size_t kMaxEvents = 10000;
+
+// Path of a JSON member, in the one style of every rdpkit message (json_input.h).
+std::string Join(const std::string& path, const std::string& key) { return JsonPathKey(path, key); }
 
 std::string TypeName(const json& j) { return j.type_name(); }
 
@@ -67,13 +73,34 @@ std::vector<double> ReadNumberArray(const json& object, const std::string& key,
   return out;
 }
 
-std::uint64_t ReadCount(const json& object, const std::string& path) {
-  const std::string field = Join(path, "count");
-  const double count = ReadNumber(object, "count", path);
-  if (!(count >= 0 && count <= static_cast<double>(kMaxCount) && std::floor(count) == count)) {
-    throw InvalidArgument(field, FormatNumber(count), "whole numbers in [0, 2^53]");
+// A whole number in [min, 2^53]. JSON integers are read exactly (2^53 + 1 is not silently 2^53);
+// a number with a fraction or exponent (1e6, 1000.0) only below 2^52, where a double still tells
+// a whole number from its neighbours.
+std::uint64_t ReadWholeNumber(const json& object, const std::string& key, const std::string& path,
+                              std::uint64_t min) {
+  const std::string field = Join(path, key);
+  const std::string accepted = "whole numbers in [" + std::to_string(min) + ", 2^53]";
+  (void)ReadNumber(object, key, path);  // present, a number, finite, not "?"
+  const json& value = object.at(key);
+  if (value.is_number_unsigned()) {
+    const std::uint64_t whole = value.get<std::uint64_t>();
+    if (whole < min || whole > kMaxCount) throw InvalidArgument(field, value.dump(), accepted);
+    return whole;
   }
-  return static_cast<std::uint64_t>(count);
+  if (value.is_number_integer()) throw InvalidArgument(field, value.dump(), accepted);
+  const double number = value.get<double>();
+  if (!(number >= static_cast<double>(min) && std::floor(number) == number)) {
+    throw InvalidArgument(field, FormatNumber(number), accepted);
+  }
+  if (!(number < static_cast<double>(kMaxCount / 2))) {
+    throw InvalidArgument(field, FormatNumber(number),
+                          accepted + " (from 2^52 up, write the number as a plain integer)");
+  }
+  return static_cast<std::uint64_t>(number);
+}
+
+std::uint64_t ReadCount(const json& object, const std::string& path) {
+  return ReadWholeNumber(object, "count", path, /*min=*/0);
 }
 
 void RequireKeys(const json& object, const std::string& path,
@@ -99,9 +126,66 @@ Event WithPath(const std::string& path, Build&& build) {
     return build();
   } catch (const InvalidArgument& error) {
     if (!error.accepted().empty()) {
-      throw InvalidArgument(Join(path, error.field()), error.value(), error.accepted());
+      // The constructor's field is already a path ("weights[0]", "sum(weights)"): append as is.
+      const std::string field = path.empty() ? error.field() : path + "." + error.field();
+      throw InvalidArgument(field, error.value(), error.accepted());
     }
     throw;
+  }
+}
+
+// Refuses documents that nest events deeper than kMaxEventDepth or hold more than kMaxEvents
+// events. Iterative (explicit queue), so it runs safely on any json value, however deep; Parse's
+// recursion then never goes deeper than kMaxEventDepth. Only the nesting is looked at here (an
+// event is an object {kind: body}; its inner events are body.event and the elements of an array
+// body); Parse reports every other problem.
+void CheckShape(const json& root) {
+  struct Node {
+    const json* event;
+    std::size_t parent;  // index in `nodes`; the root is its own parent
+    std::size_t index;   // element index in a composed list, or kNotInList
+    int depth;
+  };
+  constexpr std::size_t kNotInList = static_cast<std::size_t>(-1);
+  std::vector<Node> nodes{{&root, 0, kNotInList, 1}};
+  // Path of nodes[at], rebuilt only for the error message.
+  const auto path_of = [&nodes](std::size_t at) {
+    std::vector<std::size_t> chain;
+    for (std::size_t i = at; i != 0; i = nodes[i].parent) chain.push_back(i);
+    std::string path;
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+      const json& parent = *nodes[nodes[*it].parent].event;
+      path = Join(path, parent.items().begin().key());
+      path = nodes[*it].index == kNotInList ? Join(path, "event")
+                                            : path + "[" + std::to_string(nodes[*it].index) + "]";
+    }
+    return path.empty() ? std::string("event") : path;
+  };
+  for (std::size_t at = 0; at < nodes.size(); ++at) {
+    const json& event = *nodes[at].event;
+    if (!event.is_object() || event.size() != 1) continue;
+    const json& body = event.items().begin().value();
+    const int depth = nodes[at].depth + 1;
+    const auto add = [&](const json* inner, std::size_t index) {
+      nodes.push_back(Node{inner, at, index, depth});
+      if (depth > kMaxEventDepth) {
+        throw InvalidArgument(path_of(nodes.size() - 1), "events nest deeper than " +
+                                                             std::to_string(kMaxEventDepth) +
+                                                             " levels (the limit for an event)");
+      }
+      if (nodes.size() > kMaxEvents) {
+        throw InvalidArgument(path_of(nodes.size() - 1),
+                              "the event holds more than " + std::to_string(kMaxEvents) +
+                                  " events (the limit for one event; write repeated events as "
+                                  "self_composed with a count)");
+      }
+    };
+    if (body.is_object()) {
+      const auto inner = body.find("event");
+      if (inner != body.end()) add(&*inner, kNotInList);
+    } else if (body.is_array()) {
+      for (std::size_t i = 0; i < body.size(); ++i) add(&body[i], i);
+    }
   }
 }
 
@@ -175,7 +259,7 @@ Event ParseKind(const std::string& kind, const json& body, const std::string& pa
     return Event(ComposedEvent(std::move(events)));
   }
   throw InvalidArgument(path.empty() ? kind : path,
-                        "unknown event \"" + kind +
+                        "unknown event \"" + Abbreviate(kind) +
                             "\" (accepted: gaussian, leaf_balanced_gaussian, laplace, exponential, "
                             "pure_dp, zcdp, poisson_sampled, self_composed, composed)");
 }
@@ -270,7 +354,10 @@ SelfComposedEvent::SelfComposedEvent(std::uint64_t count, Event event)
 
 ComposedEvent::ComposedEvent(std::vector<Event> events) : events_(std::move(events)) {}
 
-Event Event::FromJson(const json& j) { return Parse(j, ""); }
+Event Event::FromJson(const json& j) {
+  CheckShape(j);
+  return Parse(j, "");
+}
 
 json Event::ToJson() const {
   return std::visit(

@@ -3,9 +3,12 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <limits>
+#include <string>
 
 #include "rdpkit/accountant/errors.h"
+#include "rdpkit/accountant/json_input.h"
 
 namespace rdpkit::accountant {
 namespace {
@@ -115,6 +118,168 @@ TEST(InvalidArgument, CarriesFieldValueAndRange) {
     EXPECT_EQ(e.accepted(), "(0, inf)");
     EXPECT_STREQ(e.what(), "noise_multiplier = -1 is outside (0, inf)");
   }
+}
+
+// The field of the InvalidArgument that f throws ("" when it throws none).
+template <class F>
+std::string FieldOfError(F&& f) {
+  try {
+    f();
+  } catch (const InvalidArgument& e) {
+    return e.field();
+  }
+  return "";
+}
+
+TEST(StrictJson, RefusesDuplicateKeysNamingThePath) {
+  EXPECT_EQ(FieldOfError([] {
+              (void)ParseJson(R"({"gaussian":{"noise_multiplier":1,"noise_multiplier":0.01}})",
+                              "event");
+            }),
+            "gaussian.noise_multiplier");
+  EXPECT_EQ(FieldOfError([] {
+              (void)ParseJson(
+                  R"({"composed":[{"zcdp":{"rho":1}},{"zcdp":{"rho":1}, "zcdp":{"rho":2}}]})",
+                  "event");
+            }),
+            "composed[1].zcdp");
+  EXPECT_THAT([] { (void)ParseJson(R"({"a":1,"a":1})", "config"); },
+              ThrowsMessage<InvalidArgument>(HasSubstr("given twice")));
+}
+
+TEST(StrictJson, RefusesNumbersADoubleCannotHold) {
+  EXPECT_EQ(FieldOfError([] {
+              (void)ParseJson(R"({"features":[{"name":"a","min":0,"max":1e999}]})", "schema");
+            }),
+            "features[0].max");
+  EXPECT_THAT([] { (void)ParseJson(R"({"x":-1e999})", "schema"); },
+              ThrowsMessage<InvalidArgument>(AllOf(HasSubstr("x = -1e999"), HasSubstr("finite"))));
+  // 1e-999 would silently read as 0.
+  EXPECT_EQ(FieldOfError([] { (void)ParseJson(R"({"zcdp":{"rho":1e-999}})", "event"); }),
+            "zcdp.rho");
+  EXPECT_NO_THROW((void)ParseJson(R"({"a":0.0,"b":0e5,"c":5e-324,"d":1e308})", "x"));
+}
+
+TEST(StrictJson, RefusesMalformedText) {
+  for (const std::string& text :
+       {std::string(R"({"a":1} x)"), std::string(R"({"a":1} /* comment */)"),
+        std::string("{\"a\":\"\xff\"}"), std::string(R"({"a":1)"), std::string(""),
+        std::string(R"({"a":NaN})"), std::string(R"({"a":Infinity})"), std::string("[0x10]")}) {
+    EXPECT_THROW((void)ParseJson(text, "event"), InvalidArgument) << text;
+  }
+  // Quoted input text is abbreviated and printable, whatever it holds.
+  const std::string garbage = "{\"a\":tru" + std::string(1 << 20, 'e') + "}";
+  try {
+    (void)ParseJson(garbage, "event");
+    FAIL();
+  } catch (const InvalidArgument& e) {
+    EXPECT_LT(std::string(e.what()).size(), 1000u);
+  }
+}
+
+TEST(StrictJson, BoundsDepthAndSizeBeforeAnyRecursion) {
+  // 20,000 nested composed (300 KB) crashed the recursive event parser.
+  std::string deep;
+  for (int i = 0; i < 20000; ++i) deep += R"({"composed":[)";
+  deep += R"({"gaussian":{"noise_multiplier":1}})";
+  for (int i = 0; i < 20000; ++i) deep += "]}";
+  EXPECT_THAT([&] { (void)ParseJson(deep, "event", "", kEventJsonLimits); },
+              ThrowsMessage<InvalidArgument>(HasSubstr("nested deeper than 130")));
+  EXPECT_THAT([&] { (void)ParseJson(deep, "event"); },
+              ThrowsMessage<InvalidArgument>(HasSubstr("nested deeper than 256")));
+  JsonLimits small;
+  small.max_bytes = 10;
+  EXPECT_THAT([&] { (void)ParseJson(R"({"a": 12345678})", "event", "", small); },
+              ThrowsMessage<InvalidArgument>(HasSubstr("more than the limit of 10 bytes")));
+}
+
+// n self_composed around a Gaussian, as JSON text.
+std::string NestedSelfComposed(int n, const std::string& count) {
+  std::string text;
+  for (int i = 0; i < n; ++i) text += R"({"self_composed":{"count":)" + count + R"(,"event":)";
+  text += R"({"gaussian":{"noise_multiplier":1}})";
+  for (int i = 0; i < n; ++i) text += "}}";
+  return text;
+}
+
+TEST(EventJson, NestingIsBoundedAt64Levels) {
+  // 63 self_composed around a Gaussian: 64 event levels, accepted; one more is refused by name.
+  EXPECT_NO_THROW(
+      (void)Event::FromJson(ParseJson(NestedSelfComposed(63, "2"), "event", "", kEventJsonLimits)));
+  const json too_deep = ParseJson(NestedSelfComposed(64, "2"), "event", "", kEventJsonLimits);
+  EXPECT_THAT([&] { (void)Event::FromJson(too_deep); },
+              ThrowsMessage<InvalidArgument>(HasSubstr("events nest deeper than 64 levels")));
+  // A json value built in a program is not bounded by the reader: FromJson checks before it
+  // recurses, so 100,000 levels are an error, not a stack overflow.
+  json deep = {{"gaussian", {{"noise_multiplier", 1}}}};
+  for (int i = 0; i < 100000; ++i) {
+    json outer;
+    outer["self_composed"]["count"] = 2;
+    outer["self_composed"]["event"] = std::move(deep);
+    deep = std::move(outer);
+  }
+  EXPECT_THAT([&] { (void)Event::FromJson(deep); },
+              ThrowsMessage<InvalidArgument>(HasSubstr("events nest deeper than 64 levels")));
+}
+
+TEST(EventJson, NumberOfEventsIsBounded) {
+  json list = json::array();
+  for (int i = 0; i < 10000; ++i) list.push_back({{"zcdp", {{"rho", 0.001}}}});
+  EXPECT_THAT(
+      [&] {
+        (void)Event::FromJson({{"composed", list}});
+      },
+      ThrowsMessage<InvalidArgument>(HasSubstr("more than 10000 events")));
+  list.erase(list.begin());
+  EXPECT_NO_THROW((void)Event::FromJson({{"composed", list}}));
+}
+
+TEST(EventJson, CountIsReadExactly) {
+  const auto count_of = [](const std::string& count) {
+    const Event e = Event::FromJson(ParseJson(NestedSelfComposed(1, count), "event"));
+    return e.get_if<SelfComposedEvent>()->count();
+  };
+  EXPECT_EQ(count_of("9007199254740992"), std::uint64_t{1} << 53);
+  EXPECT_EQ(count_of("1e3"), 1000u);
+  EXPECT_EQ(count_of("12.0"), 12u);
+  // 2^53 + 1 was silently read as 2^53; written with an exponent it cannot be told apart.
+  for (const char* bad : {"9007199254740993", "9.007199254740993e15", "4503599627370496.5",
+                          "18446744073709551616", "-1", "2.5", "1e300"}) {
+    EXPECT_EQ(FieldOfError([&] { (void)count_of(bad); }), "self_composed.count") << bad;
+  }
+}
+
+TEST(ErrorText, IsAbbreviated) {
+  const std::string key(10'000'000, 'k');
+  const json j = {{"gaussian", {{"noise_multiplier", 1}, {key, 1}}}};
+  try {
+    (void)Event::FromJson(j);
+    FAIL();
+  } catch (const InvalidArgument& e) {
+    const std::string what = e.what();
+    EXPECT_LT(what.size(), 400u);
+    EXPECT_THAT(what, HasSubstr("(10000000 bytes)"));
+    EXPECT_THAT(what, HasSubstr("unknown key"));
+  }
+  const InvalidArgument e("field", std::string(1000, 'v'), "(0, 1)");
+  EXPECT_THAT(e.value(), HasSubstr("…(1000 bytes)"));
+  EXPECT_LT(e.value().size(), 100u);
+  EXPECT_EQ(Abbreviate("short"), "short");
+  // Cut at a character boundary: 'é' is two bytes.
+  EXPECT_EQ(Abbreviate("aé", 2), "a…(3 bytes)");
+}
+
+TEST(ErrorText, PathsAreWrittenOneWay) {
+  EXPECT_EQ(JsonPathOf(json::json_pointer("/composed/0/gaussian/noise_multiplier")),
+            "composed[0].gaussian.noise_multiplier");
+  EXPECT_EQ(JsonPathOf(json::json_pointer("")), "");
+  EXPECT_EQ(JsonPathKey("features[2]", "a.b"), R"(features[2]["a.b"])");
+  EXPECT_EQ(JsonPathKey("", "x"), "x");
+  EXPECT_EQ(JsonPathIndex("composed", 3), "composed[3]");
+  // Constructor fields that are paths themselves are appended as they are.
+  ExpectRejected(R"({"composed":[{"zcdp":{"rho":1}},{"leaf_balanced_gaussian":
+                    {"noise_multiplier":1,"weights":[0.5,-0.5]}}]})",
+                 "composed[1].leaf_balanced_gaussian.weights[1]");
 }
 
 TEST(InternalCheck, ThrowsInternalError) {
