@@ -6,6 +6,7 @@
 #include <string>
 
 #include "rdpkit/accountant/errors.h"
+#include "rdpkit/accountant/json_input.h"
 
 namespace rdpkit::trees {
 namespace {
@@ -20,14 +21,14 @@ void RejectUnknownKeys(const json& j, const std::string& where,
     if (allowed.count(item.key()) == 0) {
       std::string accepted;
       for (const auto& key : allowed) accepted += (accepted.empty() ? "" : ", ") + key;
-      throw InvalidArgument(where.empty() ? item.key() : where + "." + item.key(),
+      throw InvalidArgument(JsonPathKey(where, item.key()),
                             "unknown key (accepted keys: " + accepted + ")");
     }
   }
 }
 
 std::string Path(const std::string& where, const std::string& key) {
-  return where.empty() ? key : where + "." + key;
+  return JsonPathKey(where, key);
 }
 
 double GetNumber(const json& j, const std::string& path) {

@@ -17,6 +17,7 @@
 #include <unordered_map>
 
 #include "rdpkit/accountant/errors.h"
+#include "rdpkit/accountant/json_input.h"
 
 namespace rdpkit::trees {
 namespace {
@@ -329,13 +330,8 @@ Schema Schema::FromJson(const nlohmann::json& json) {
 
 Schema Schema::FromFile(const std::string& path) {
   const std::string text = ReadWholeFile(path, "schema");
-  nlohmann::json json;
-  try {
-    json = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& error) {
-    throw InvalidArgument("schema", "malformed JSON in \"" + path + "\": " + error.what());
-  }
-  return FromJson(json);
+  // Strict: duplicate keys, 1e999, invalid UTF-8, trailing text are refused (json_input.h).
+  return FromJson(ParseJson(text, "schema", "file \"" + Abbreviate(path) + "\""));
 }
 
 nlohmann::json Schema::ToJson() const {

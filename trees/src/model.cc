@@ -11,6 +11,7 @@
 #include <string>
 
 #include "rdpkit/accountant/errors.h"
+#include "rdpkit/accountant/json_input.h"
 
 namespace rdpkit::trees {
 namespace {
@@ -72,7 +73,7 @@ Node NodeFromJson(const nlohmann::json& json, int tree, std::size_t index) {
     const std::string& key = item.key();
     if (key != "feature" && key != "threshold" && key != "default_left" && key != "left" &&
         key != "right") {
-      throw InvalidArgument(field + "." + key, "unknown key in a split node");
+      throw InvalidArgument(JsonPathKey(field, key), "unknown key in a split node");
     }
   }
   const auto& feature = Member(json, "feature", NodeField(tree, index, "feature"));
@@ -437,13 +438,9 @@ void Model::Save(const std::string& path) const { WriteFileAtomically(path, ToTe
 
 Model Model::Load(const std::string& path) {
   const std::string text = ReadModelFile(path);
-  nlohmann::json json;
-  try {
-    json = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& error) {
-    throw InvalidArgument(
-        "model", "\"" + path + "\" is not valid JSON (corrupt or truncated?): " + error.what());
-  }
+  // Strict: duplicate keys, 1e999, invalid UTF-8, trailing text are refused (json_input.h).
+  const nlohmann::json json =
+      ParseJson(text, "model", "model file \"" + Abbreviate(path) + "\" (corrupt or truncated?)");
   try {
     return FromJson(json);
   } catch (const InvalidArgument& error) {
