@@ -2,18 +2,38 @@
 
 #include <unistd.h>
 
+#include <cctype>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
 
 #include "rdpkit/accountant/errors.h"
+#include "rdpkit/accountant/json_input.h"
 
 namespace rdpkit::tools {
 
+namespace {
+
+// At most limit + 1 bytes of the stream: enough to tell that it is over the limit without
+// reading (or holding) all of a huge file.
+std::string ReadAtMost(std::istream& in, std::size_t limit) {
+  std::string text;
+  char buffer[1 << 16];
+  while (text.size() <= limit && in.read(buffer, sizeof(buffer)).gcount() > 0) {
+    text.append(buffer, static_cast<std::size_t>(in.gcount()));
+  }
+  return text;
+}
+
+}  // namespace
+
 nlohmann::json ReadEventJson(const std::string& source, const std::string& field) {
+  const JsonLimits& limits = kEventJsonLimits;
   std::string text;
   std::string origin;
   const auto first = source.find_first_not_of(" \t\r\n");
@@ -21,47 +41,184 @@ nlohmann::json ReadEventJson(const std::string& source, const std::string& field
     text = source;
     origin = "inline JSON";
   } else if (source == "-") {
-    std::ostringstream buffer;
-    buffer << std::cin.rdbuf();
-    text = buffer.str();
+    text = ReadAtMost(std::cin, limits.max_bytes);
     origin = "standard input";
   } else {
-    std::ifstream in(source);
-    if (!in) throw InvalidArgument(field, "cannot open file \"" + source + "\"");
-    std::ostringstream buffer;
-    buffer << in.rdbuf();
-    text = buffer.str();
-    origin = "file \"" + source + "\"";
+    std::ifstream in(source, std::ios::binary);
+    if (!in) throw InvalidArgument(field, "cannot open file \"" + Abbreviate(source) + "\"");
+    text = ReadAtMost(in, limits.max_bytes);
+    origin = "file \"" + Abbreviate(source) + "\"";
   }
-  try {
-    return nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception& error) {  // parse errors, number overflow (1e999)
-    throw InvalidArgument(field, "malformed JSON in " + origin + ": " + error.what());
-  }
+  return ParseJson(text, field, origin, limits);
 }
 
-std::vector<double> ParseNumberList(const std::string& text, const std::string& field) {
-  std::vector<double> out;
-  std::stringstream stream(text);
-  std::string item;
-  while (std::getline(stream, item, ',')) {
-    std::size_t used = 0;
-    double value = 0;
-    try {
-      value = std::stod(item, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    while (used < item.size() && std::isspace(static_cast<unsigned char>(item[used]))) ++used;
-    if (used == 0 || used != item.size()) {
-      throw InvalidArgument(field, "\"" + item +
-                                       "\" is not a number (expected a comma-separated "
-                                       "list such as 1.5,2,4)");
-    }
-    out.push_back(value);
+namespace {
+
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+
+// [+-]digits[.digits][(e|E)[+-]digits], with digits on at least one side of the point.
+bool IsPlainDecimal(const std::string& text) {
+  std::size_t i = 0;
+  const std::size_t n = text.size();
+  if (i < n && (text[i] == '+' || text[i] == '-')) ++i;
+  std::size_t digits = 0;
+  while (i < n && IsDigit(text[i])) ++i, ++digits;
+  if (i < n && text[i] == '.') {
+    ++i;
+    while (i < n && IsDigit(text[i])) ++i, ++digits;
   }
-  if (out.empty()) throw InvalidArgument(field, "empty list");
+  if (digits == 0) return false;
+  if (i < n && (text[i] == 'e' || text[i] == 'E')) {
+    ++i;
+    if (i < n && (text[i] == '+' || text[i] == '-')) ++i;
+    std::size_t exponent_digits = 0;
+    while (i < n && IsDigit(text[i])) ++i, ++exponent_digits;
+    if (exponent_digits == 0) return false;
+  }
+  return i == n;
+}
+
+// Command-line text as a message value: quoted, so that "" and " 1" are visible.
+std::string Quoted(const std::string& text) { return "\"" + Abbreviate(text, 60) + "\""; }
+
+std::string FieldOfFlag(const std::string& flag) {
+  return flag.substr(flag.find_first_not_of('-'));
+}
+
+}  // namespace
+
+double ParseDecimal(const std::string& text, const std::string& field,
+                    const std::string& accepted) {
+  if (!IsPlainDecimal(text)) throw InvalidArgument(field, Quoted(text), accepted);
+  const double value = std::strtod(text.c_str(), nullptr);
+  if (!std::isfinite(value)) {
+    throw InvalidArgument(field, Quoted(text), accepted + " (this one overflows a double)");
+  }
+  if (value == 0 && text.find_first_of("123456789") < text.find_first_of("eE")) {
+    throw InvalidArgument(field, Quoted(text), accepted + " (this one underflows to 0)");
+  }
+  return value;
+}
+
+std::uint64_t ParseWholeNumber(const std::string& text, const std::string& field,
+                               const std::string& accepted) {
+  std::uint64_t value = 0;
+  const char* end = text.data() + text.size();
+  const auto [ptr, error] = std::from_chars(text.data(), end, value);
+  if (text.empty() || !IsDigit(text[0]) || error != std::errc() || ptr != end) {
+    throw InvalidArgument(field, Quoted(text), accepted);
+  }
+  return value;
+}
+
+std::vector<double> ParseNumberList(const std::string& text, const std::string& field,
+                                    const std::string& accepted) {
+  std::vector<double> out;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = text.find(',', start);
+    const std::string item = text.substr(start, comma == std::string::npos ? comma : comma - start);
+    if (!IsPlainDecimal(item)) {
+      throw InvalidArgument(field, Quoted(item),
+                            accepted + ", as a comma-separated list such as 1.5,2,4");
+    }
+    out.push_back(ParseDecimal(item, field, accepted));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
   return out;
+}
+
+CLI::Option* AddNumberOption(CLI::App* sub, const std::string& flag, double* target,
+                             const std::string& accepted, const std::string& description) {
+  const std::string field = FieldOfFlag(flag);
+  return sub
+      ->add_option_function<std::string>(
+          flag,
+          [target, field, accepted](const std::string& text) {
+            *target = ParseDecimal(text, field, accepted);
+          },
+          description)
+      ->type_name("NUMBER");
+}
+
+CLI::Option* AddNumberOption(CLI::App* sub, const std::string& flag, std::optional<double>* target,
+                             const std::string& accepted, const std::string& description) {
+  const std::string field = FieldOfFlag(flag);
+  return sub
+      ->add_option_function<std::string>(
+          flag,
+          [target, field, accepted](const std::string& text) {
+            *target = ParseDecimal(text, field, accepted);
+          },
+          description)
+      ->type_name("NUMBER");
+}
+
+CLI::Option* AddWholeNumberOption(CLI::App* sub, const std::string& flag,
+                                  std::optional<std::uint64_t>* target, const std::string& accepted,
+                                  const std::string& description) {
+  const std::string field = FieldOfFlag(flag);
+  return sub
+      ->add_option_function<std::string>(
+          flag,
+          [target, field, accepted](const std::string& text) {
+            *target = ParseWholeNumber(text, field, accepted);
+          },
+          description)
+      ->type_name("UINT");
+}
+
+std::string DescribeUsageError(const CLI::App& app, const CLI::ParseError& error) {
+  const std::string what = error.what();
+  const CLI::App* sub = nullptr;
+  for (const CLI::App* candidate : app.get_subcommands({})) {
+    if (candidate->parsed()) sub = candidate;
+  }
+  const std::string command = sub == nullptr ? "rdpkit" : "rdpkit " + sub->get_name();
+  const std::string help = " (see " + command + " --help)";
+  if (sub == nullptr) return "command: " + Abbreviate(what, 300) + help;
+
+  // The option the message is about: the longest --name it mentions as a whole word.
+  const CLI::Option* option = nullptr;
+  std::string flag;
+  for (const CLI::Option* candidate : sub->get_options({})) {
+    for (const std::string& name : candidate->get_lnames()) {
+      const std::string dashed = "--" + name;
+      for (auto at = what.find(dashed); at != std::string::npos; at = what.find(dashed, at + 1)) {
+        const std::size_t after = at + dashed.size();
+        const bool whole =
+            after == what.size() || !(std::isalnum(static_cast<unsigned char>(what[after])) ||
+                                      what[after] == '_' || what[after] == '-');
+        if (whole && dashed.size() > flag.size()) {
+          option = candidate;
+          flag = dashed;
+        }
+      }
+    }
+  }
+  const std::string about =
+      option == nullptr ? help : " (" + flag + ": " + option->get_description() + ")";
+  const std::string field = flag.empty() ? std::string() : FieldOfFlag(flag);
+  // CLI11 checks required options before unknown ones; an unknown one is the likelier cause.
+  const bool unknown = error.get_name() == "ExtrasError" || !sub->remaining().empty();
+  if (unknown) {
+    std::vector<std::string> extras = sub->remaining();
+    const std::string first = extras.empty() ? what : extras.front();
+    std::string accepted;
+    for (const CLI::Option* candidate : sub->get_options({})) {
+      if (candidate->get_lnames().empty()) continue;
+      accepted += (accepted.empty() ? "" : ", ") + std::string("--") + candidate->get_lnames()[0];
+    }
+    return Abbreviate(first) + ": unknown option or argument (accepted: " + accepted + ")";
+  }
+  if (error.get_name() == "RequiredError" && option != nullptr) {
+    return field + ": missing; " + flag + " is required" + about;
+  }
+  if (error.get_name() == "ArgumentMismatch" && option != nullptr) {
+    return field + ": " + flag + " needs a value" + about;
+  }
+  return (field.empty() ? std::string("arguments") : field) + ": " + Abbreviate(what, 300) + about;
 }
 
 nlohmann::json JsonNumber(double value) {

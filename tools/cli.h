@@ -5,8 +5,10 @@
 #define RDPKIT_TOOLS_CLI_H_
 
 #include <CLI/CLI.hpp>
+#include <cstdint>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -28,8 +30,31 @@ void RegisterEvaluate(CLI::App& app, Action& action);
 
 // --event: a file path, "-" for standard input, or inline JSON (starts with '{').
 nlohmann::json ReadEventJson(const std::string& source, const std::string& field = "event");
-// A comma-separated list of numbers ("1.5,2,4"); names field on error.
-std::vector<double> ParseNumberList(const std::string& text, const std::string& field);
+// A number given on the command line, as plain decimal text only: [+-]digits[.digits][e[+-]digits].
+// Empty text, spaces, hex (0x10), inf, nan and numbers that overflow or underflow a double are
+// InvalidArgument(field, text, accepted); `accepted` states the range ("the numbers in (0, 1)").
+double ParseDecimal(const std::string& text, const std::string& field, const std::string& accepted);
+// A whole number in [0, 2^64) as plain decimal digits (no sign, exponent or hex).
+std::uint64_t ParseWholeNumber(const std::string& text, const std::string& field,
+                               const std::string& accepted);
+// A comma-separated list of ParseDecimal numbers ("1.5,2,4"); names field on error.
+std::vector<double> ParseNumberList(const std::string& text, const std::string& field,
+                                    const std::string& accepted = "decimal numbers");
+
+// --flag options read by ParseDecimal / ParseWholeNumber instead of CLI11's lenient conversion
+// (which reads "" as 0 and 0x10 as 16). The field in messages is the flag without its dashes;
+// `target` must outlive the parse (subcommands keep their arguments alive in their callback).
+CLI::Option* AddNumberOption(CLI::App* sub, const std::string& flag, double* target,
+                             const std::string& accepted, const std::string& description);
+CLI::Option* AddNumberOption(CLI::App* sub, const std::string& flag, std::optional<double>* target,
+                             const std::string& accepted, const std::string& description);
+CLI::Option* AddWholeNumberOption(CLI::App* sub, const std::string& flag,
+                                  std::optional<std::uint64_t>* target, const std::string& accepted,
+                                  const std::string& description);
+
+// CLI11's own errors (unknown option, missing value, missing required option) in rdpkit's one
+// error style: "<field>: <what is wrong> (<the flag's help, which states its accepted range>)".
+std::string DescribeUsageError(const CLI::App& app, const CLI::ParseError& error);
 // One JSON object on its own line; non-finite numbers are written as the strings "inf"/"nan".
 void WriteJson(std::ostream& out, const nlohmann::json& object);
 // A double for JSON output: finite numbers as numbers, others as "inf"/"-inf"/"nan".

@@ -25,8 +25,12 @@ void RegisterCalibrate(CLI::App& app, Action& action) {
       "calibrate", "solve the one \"?\" field of an event for a target (epsilon, delta)");
   sub->add_option("--event", args->event, "event JSON with one field \"?\": path, - or inline")
       ->required();
-  sub->add_option("--epsilon", args->epsilon, "target epsilon, in (0, inf)")->required();
-  sub->add_option("--delta", args->delta, "target delta, in (0, 1)")->required();
+  AddNumberOption(sub, "--epsilon", &args->epsilon, "decimal numbers in (0, inf)",
+                  "target epsilon, in (0, inf)")
+      ->required();
+  AddNumberOption(sub, "--delta", &args->delta, "decimal numbers in (0, 1)",
+                  "target delta, in (0, 1)")
+      ->required();
   sub->add_option("--orders", args->orders, "comma-separated Renyi orders");
   sub->callback(
       [args, &action] { action = [args](std::ostream& out) { return RunCalibrate(*args, out); }; });

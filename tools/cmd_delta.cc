@@ -23,7 +23,9 @@ void RegisterDelta(CLI::App& app, Action& action) {
   CLI::App* sub = app.add_subcommand("delta", "smallest delta of an event at a given epsilon");
   sub->add_option("--event", args->event, "event JSON: file path, - for stdin, or inline {...}")
       ->required();
-  sub->add_option("--epsilon", args->epsilon, "target epsilon, in [0, inf)")->required();
+  AddNumberOption(sub, "--epsilon", &args->epsilon, "decimal numbers in [0, inf)",
+                  "target epsilon, in [0, inf)")
+      ->required();
   sub->add_option("--orders", args->orders, "comma-separated Renyi orders");
   sub->add_flag("--fast", args->fast, "double precision only (not certified)");
   sub->callback(

@@ -4,9 +4,12 @@
 
 namespace rdpkit::tools {
 
+// What --orders accepts (ConversionOptions::Validate).
+const char* const kOrdersAccepted = "decimal numbers in (1, inf)";
+
 accountant::ConversionOptions ConversionOptionsFrom(const std::string& orders, bool fast) {
   accountant::ConversionOptions options;
-  if (!orders.empty()) options.orders = ParseNumberList(orders, "orders");
+  if (!orders.empty()) options.orders = ParseNumberList(orders, "orders", kOrdersAccepted);
   options.certified = !fast;
   return options;
 }
@@ -28,7 +31,9 @@ void RegisterEpsilon(CLI::App& app, Action& action) {
   CLI::App* sub = app.add_subcommand("epsilon", "smallest epsilon of an event at a given delta");
   sub->add_option("--event", args->event, "event JSON: file path, - for stdin, or inline {...}")
       ->required();
-  sub->add_option("--delta", args->delta, "target delta, in (0, 1)")->required();
+  AddNumberOption(sub, "--delta", &args->delta, "decimal numbers in (0, 1)",
+                  "target delta, in (0, 1)")
+      ->required();
   sub->add_option("--orders", args->orders,
                   "comma-separated Renyi orders (default: grid + "
                   "refinement over (1, 1e5])");

@@ -6,7 +6,7 @@ namespace rdpkit::tools {
 
 int RunRdp(const RdpArgs& args, std::ostream& out) {
   const auto event = accountant::Event::FromJson(ReadEventJson(args.event));
-  const auto orders = ParseNumberList(args.orders, "orders");
+  const auto orders = ParseNumberList(args.orders, "orders", "decimal numbers in (1, inf)");
   nlohmann::json rdp = nlohmann::json::array();
   for (double order : orders) {
     rdp.push_back(JsonNumber(args.fast ? accountant::RdpFast(event, order)

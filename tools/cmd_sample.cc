@@ -42,7 +42,7 @@ int RunSample(const SampleArgs& args, std::ostream& out) {
     if (args.utilities.empty()) {
       throw InvalidArgument("utilities", "is required for an exponential event");
     }
-    const auto utilities = ParseNumberList(args.utilities, "utilities");
+    const auto utilities = ParseNumberList(args.utilities, "utilities", "finite decimal numbers");
     const auto mechanism = mechanisms::MakeExponential(event, args.sensitivity);
     for (std::size_t i = 0; i < count; ++i) samples.push_back(mechanism.Select(utilities, rng));
   } else {
@@ -76,15 +76,19 @@ void RegisterSample(CLI::App& app, Action& action) {
                   "gaussian, leaf_balanced_gaussian, laplace or exponential event JSON: file "
                   "path, - for stdin, or inline {...}")
       ->required();
-  sub->add_option("--count", args->count, "number of draws, whole number in [1, 1e8]")->required();
-  sub->add_option("--value", args->value, "value V the noise is added to (default 0)");
-  sub->add_option("--sensitivity", args->sensitivity,
+  AddNumberOption(sub, "--count", &args->count, "whole numbers in [1, 1e8]",
+                  "number of draws, whole number in [1, 1e8]")
+      ->required();
+  AddNumberOption(sub, "--value", &args->value, "finite decimal numbers",
+                  "value V the noise is added to (default 0)");
+  AddNumberOption(sub, "--sensitivity", &args->sensitivity, "decimal numbers in (0, inf)",
                   "sensitivity S, in (0, inf): L2 for Gaussian, L1 for Laplace, utility "
                   "sensitivity for exponential (default 1)");
   sub->add_option("--utilities", args->utilities,
                   "comma-separated utilities U1,U2,... (exponential events only)");
-  sub->add_option("--seed", args->seed,
-                  "seed for reproducible (NOT secure) randomness; default: OS entropy + ChaCha20");
+  AddWholeNumberOption(sub, "--seed", &args->seed, "whole numbers in [0, 2^64)",
+                       "seed for reproducible (NOT secure) randomness; default: OS entropy + "
+                       "ChaCha20");
   sub->callback(
       [args, &action] { action = [args](std::ostream& out) { return RunSample(*args, out); }; });
 }

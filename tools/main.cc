@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "rdpkit/accountant/errors.h"
+#include "rdpkit/accountant/json_input.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"rdpkit: certified Renyi-DP accounting and private gradient-boosted trees"};
@@ -27,16 +28,17 @@ int main(int argc, char** argv) {
     known = known || (argc > 1 && sub->check_name(argv[1]));
   }
   if (argc > 1 && argv[1][0] != '-' && !known) {
-    std::cerr << "rdpkit: error: unknown subcommand \"" << argv[1] << "\" (accepted: " << names
-              << ")\n";
+    std::cerr << "rdpkit: error: command: unknown subcommand \"" << rdpkit::Abbreviate(argv[1])
+              << "\" (accepted: " << names << ")\n";
     return 2;
   }
   try {
     app.parse(argc, argv);
     return action ? action(std::cout) : 2;
   } catch (const CLI::ParseError& error) {
-    const int code = app.exit(error);
-    return code == 0 ? 0 : 2;
+    if (error.get_exit_code() == 0) return app.exit(error);  // --help, --version
+    std::cerr << "rdpkit: error: " << rdpkit::tools::DescribeUsageError(app, error) << "\n";
+    return 2;
   } catch (const rdpkit::InvalidArgument& error) {
     std::cerr << "rdpkit: error: " << error.what() << "\n";
     return 2;

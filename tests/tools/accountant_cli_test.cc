@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <fstream>
@@ -20,6 +21,7 @@ namespace {
 
 using nlohmann::json;
 using ::testing::HasSubstr;
+using ::testing::StartsWith;
 
 json RunToJson(int (*run)(const EpsilonArgs&, std::ostream&), const EpsilonArgs& args) {
   std::ostringstream out;
@@ -150,6 +152,9 @@ TEST_P(BadInputTest, ExitsTwoNamingTheFieldWithNothingOnStdout) {
   EXPECT_EQ(r.status, 2) << GetParam().args << "\n" << r.err;
   EXPECT_TRUE(r.out.empty()) << r.out;
   EXPECT_THAT(r.err, HasSubstr(GetParam().field)) << GetParam().args;
+  // One error style everywhere, CLI11's own errors included.
+  EXPECT_THAT(r.err, StartsWith("rdpkit: error: ")) << GetParam().args;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -176,8 +181,136 @@ INSTANTIATE_TEST_SUITE_P(
             R"(epsilon --event '{"self_composed":{"count":-3,"event":{"gaussian":{"noise_multiplier":1}}}}' --delta 1e-5)",
             "self_composed.count"},
         BadInput{R"(epsilon --delta 1e-5)", "--event"},
-        BadInput{R"(nosuchcommand)", "nosuchcommand"}),
+        BadInput{R"(nosuchcommand)", "nosuchcommand"},
+        // Strict JSON: a key given twice is refused by path, never resolved to the last value.
+        BadInput{
+            R"(epsilon --event '{"gaussian":{"noise_multiplier":1,"noise_multiplier":0.01}}' --delta 1e-5)",
+            "gaussian.noise_multiplier: key given twice"},
+        BadInput{R"(epsilon --event '{"gaussian":{"noise_multiplier":1e999}}' --delta 1e-5)",
+                 "gaussian.noise_multiplier = 1e999 is outside the finite numbers"},
+        BadInput{R"(epsilon --event '{"gaussian":{"noise_multiplier":1}} trailing' --delta 1e-5)",
+                 "event: malformed JSON"},
+        BadInput{
+            R"(epsilon --event '{"self_composed":{"count":9007199254740993,"event":{"gaussian":{"noise_multiplier":1}}}}' --delta 1e-5)",
+            "self_composed.count = 9007199254740993 is outside whole numbers in [0, 2^53]"},
+        // Command-line numbers are plain decimal text only, with the accepted range.
+        BadInput{R"(epsilon --event '{"gaussian":{"noise_multiplier":1}}' --delta '')",
+                 R"(delta = "" is outside decimal numbers in (0, 1))"},
+        BadInput{R"(epsilon --event '{"gaussian":{"noise_multiplier":1}}' --delta abc)",
+                 R"(delta = "abc" is outside decimal numbers in (0, 1))"},
+        BadInput{
+            R"(epsilon --event '{"gaussian":{"noise_multiplier":1}}' --delta 1e-5 --orders 0x10)",
+            R"(orders = "0x10" is outside decimal numbers in (1, inf))"},
+        BadInput{R"(rdp --event '{"gaussian":{"noise_multiplier":1}}' --orders 2,inf)",
+                 R"(orders = "inf")"},
+        BadInput{R"(delta --event '{"gaussian":{"noise_multiplier":1}}' --epsilon nan)",
+                 R"(epsilon = "nan" is outside decimal numbers in [0, inf))"},
+        BadInput{
+            R"(calibrate --event '{"gaussian":{"noise_multiplier":"?"}}' --epsilon 1 --delta 1e999)",
+            R"(delta = "1e999" is outside decimal numbers in (0, 1))"},
+        BadInput{R"(sample --event '{"gaussian":{"noise_multiplier":1}}' --count 0x3)",
+                 R"(count = "0x3" is outside whole numbers in [1, 1e8])"},
+        BadInput{R"(sample --event '{"gaussian":{"noise_multiplier":1}}' --count 3 --seed -1)",
+                 R"(seed = "-1")"},
+        // CLI11's errors: field, what is wrong, the flag's accepted range.
+        BadInput{R"(epsilon --event '{"gaussian":{"noise_multiplier":1}}' --delta)",
+                 "delta: --delta needs a value (--delta: target delta, in (0, 1))"},
+        BadInput{R"(epsilon --event '{"gaussian":{"noise_multiplier":1}}')",
+                 "delta: missing; --delta is required (--delta: target delta, in (0, 1))"},
+        BadInput{R"(epsilon --event '{"gaussian":{"noise_multiplier":1}}' --delta 1e-5 --bogus 3)",
+                 "--bogus: unknown option or argument (accepted: --help, --event, --delta"},
+        BadInput{R"(epsilon --event '{"gaussian":{"noise_multiplier":1}}' --bogus 3)",
+                 "--bogus: unknown option"},
+        // Paths are written one way: composed[1], not composed.1.
+        BadInput{
+            R"(calibrate --event '{"composed":[{"gaussian":{"noise_multiplier":1}},{"laplace":{"noise_multiplier":"?"}},{"zcdp":{"rho":"?"}}]}' --epsilon 1 --delta 1e-5)",
+            "composed[2].zcdp.rho: calibrate solves for exactly one"}),
     [](const auto& p) { return "case" + std::to_string(p.index); });
+
+// Input read from a file that is too deep, too wide or echoes too much.
+class HostileFileTest : public ::testing::Test {
+ protected:
+  ProcessResult Run(const std::string& text, const std::string& command = "epsilon") {
+    const std::string path = UniqueTempPath("hostile.json");
+    std::ofstream(path) << text;
+    ProcessResult r = RunProcess(command + " --event " + path + " --delta 1e-5");
+    std::remove(path.c_str());
+    EXPECT_EQ(r.status, 2) << r.err.substr(0, 500);
+    EXPECT_TRUE(r.out.empty());
+    EXPECT_THAT(r.err, StartsWith("rdpkit: error: "));
+    return r;
+  }
+};
+
+TEST_F(HostileFileTest, DeepCompositionIsRefusedNotACrash) {
+  // 20,000 nested composed (300 KB) was a SIGSEGV.
+  std::string text;
+  for (int i = 0; i < 20000; ++i) text += R"({"composed":[)";
+  text += R"({"gaussian":{"noise_multiplier":1}})";
+  for (int i = 0; i < 20000; ++i) text += "]}";
+  EXPECT_THAT(Run(text).err, HasSubstr("nested deeper than"));
+}
+
+TEST_F(HostileFileTest, DeepSelfCompositionIsRefusedQuickly) {
+  // 10,000 nested self_composed took 3.7 GB and 20 s; 65 levels are one too many.
+  for (const int n : {10000, 64}) {
+    std::string text;
+    for (int i = 0; i < n; ++i) text += R"({"self_composed":{"count":2,"event":)";
+    text += R"({"gaussian":{"noise_multiplier":1}})";
+    for (int i = 0; i < n; ++i) text += "}}";
+    EXPECT_THAT(Run(text).err, HasSubstr("nest")) << n;
+  }
+}
+
+TEST_F(HostileFileTest, HugeUnknownKeyIsEchoedAbbreviatedOnce) {
+  const std::string key(10'000'000, 'k');
+  const ProcessResult r = Run(R"({"gaussian":{"noise_multiplier":1,")" + key + R"(":1}})");
+  EXPECT_LT(r.err.size(), 500u);
+  EXPECT_THAT(r.err, HasSubstr("(10000000 bytes)"));
+  EXPECT_THAT(r.err, HasSubstr("unknown key"));
+}
+
+// The trainer's schema and the model file go through the same strict reader.
+TEST(StrictLoaders, SchemaAndModelRefuseOverflowAndDuplicateKeys) {
+  const std::string csv = UniqueTempPath("data.csv");
+  std::ofstream(csv) << "a,label\n1,0\n2,1\n3,0\n4,1\n";
+  const std::string schema = UniqueTempPath("schema.json");
+  const std::string config = R"('{"n_estimators":1,"privacy":{"epsilon":1,"delta":1e-5}}')";
+  const auto train = [&](const std::string& schema_text) {
+    std::ofstream(schema) << schema_text;
+    return RunProcess("train --quiet --data " + csv + " --schema " + schema + " --config " +
+                      config + " --out " + UniqueTempPath("model.json"));
+  };
+  ProcessResult r = train(R"({"task":"binary","features":[{"name":"a","min":0,"max":1e999}]})");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_THAT(r.err, HasSubstr("features[0].max = 1e999 is outside the finite numbers"));
+  r = train(R"({"task":"binary","task":"regression","features":[{"name":"a","min":0,"max":5}]})");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_THAT(r.err, HasSubstr("task: key given twice"));
+  r = RunProcess("train --quiet --data " + csv + " --schema " + schema +
+                 R"( --config '{"n_estimators":1,"n_estimators":2}' --out )" +
+                 UniqueTempPath("model.json"));
+  EXPECT_EQ(r.status, 2);
+  EXPECT_THAT(r.err, HasSubstr("n_estimators: key given twice"));
+
+  r = train(R"({"task":"binary","features":[{"name":"a","min":0,"max":5}]})");
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::stringstream model;
+  model << std::ifstream(UniqueTempPath("model.json")).rdbuf();
+  const std::string text = model.str();
+  const std::string bad = UniqueTempPath("bad_model.json");
+  std::ofstream(bad) << text.substr(0, text.rfind('}')) << R"(,"format":"rdpkit-model"})";
+  r = RunProcess("evaluate --model " + bad + " --data " + csv);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_THAT(r.err, HasSubstr("format: key given twice"));
+  std::ofstream(bad) << text.substr(0, text.rfind('}')) << R"(,"x":1e999})";
+  r = RunProcess("evaluate --model " + bad + " --data " + csv);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_THAT(r.err, HasSubstr("x = 1e999"));
+  for (const std::string& path : {csv, schema, bad, UniqueTempPath("model.json")}) {
+    std::remove(path.c_str());
+  }
+}
 
 }  // namespace
 }  // namespace rdpkit::tools
