@@ -6,6 +6,7 @@
 #include <string>
 
 #include "rdpkit/accountant/errors.h"
+#include "trees_test_util.h"
 
 namespace rdpkit::trees {
 namespace {
@@ -121,7 +122,7 @@ INSTANTIATE_TEST_SUITE_P(
                       BadValue{"split_method", "greedy", "split_method", "totally_random"},
                       BadValue{"leaf_update", "adam", "leaf_update", "newton"},
                       BadValue{"objective", "multi:softmax", "objective", "binary:logistic"},
-                      BadValue{"split_candidates.count", 1, "split_candidates.count", "[2, 65535]"},
+                      BadValue{"split_candidates.count", 1, "split_candidates.count", "[2, 65534]"},
                       BadValue{"split_candidates.method", "kmeans", "split_candidates.method",
                                "iterative_hessian"},
                       BadValue{"feature_interaction.method", "pairs", "feature_interaction.method",
@@ -170,6 +171,21 @@ TEST(TrainerConfig, WrongTypesNameTheKey) {
   seed["seed"] = -3;
   EXPECT_THAT([&] { (void)TrainerConfig::FromJson(seed); },
               ThrowsMessage<InvalidArgument>(HasSubstr("seed")));
+}
+
+// Issue 11 item 7: the documented maximum 65535 failed an internal check (a value's bin 0..Q and
+// the missing bin must fit 16 bits). Documented, validated and trained maximum now agree.
+TEST(TrainerConfig, SplitCandidateCountMaximumIsTheOneDocumented) {
+  EXPECT_EQ(TrainerConfig::SplitCandidates::kMaxCount, 65534);
+  json j = Minimal();
+  j["split_candidates"] = {{"count", 65534}};
+  EXPECT_EQ(TrainerConfig::FromJson(j).split_candidates.count, 65534);
+  j["split_candidates"] = {{"count", 65535}};
+  EXPECT_THAT([&] { (void)TrainerConfig::FromJson(j); },
+              ThrowsMessage<InvalidArgument>(
+                  HasSubstr("split_candidates.count = 65535 is outside [2, 65534]")));
+  const std::string docs = testing::ReadText(testing::SourcePath("docs/trees_training.md"));
+  EXPECT_THAT(docs, HasSubstr("count [2, 65534]"));
 }
 
 }  // namespace

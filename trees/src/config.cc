@@ -98,8 +98,9 @@ void TrainerConfig::Validate() const {
   RequireOneOf(leaf_update, "leaf_update", {"newton", "gradient", "averaging"});
   RequireOneOf(split_candidates.method, "split_candidates.method",
                {"uniform", "log", "iterative_hessian", "quantile"});
-  RequireInt(split_candidates.count >= 2 && split_candidates.count <= 65535,
-             "split_candidates.count", split_candidates.count, "[2, 65535]");
+  RequireInt(split_candidates.count >= 2 && split_candidates.count <= SplitCandidates::kMaxCount,
+             "split_candidates.count", split_candidates.count,
+             "[2, " + std::to_string(SplitCandidates::kMaxCount) + "]");
   RequireInt(split_candidates.rounds >= 1 && split_candidates.rounds <= 100,
              "split_candidates.rounds", split_candidates.rounds, "[1, 100]");
   RequireOneOf(feature_interaction.method, "feature_interaction.method",

@@ -39,7 +39,9 @@ struct TrainerConfig {
   struct SplitCandidates {
     // uniform | log | iterative_hessian | quantile (quantile is non-private, a baseline).
     std::string method = "uniform";
-    // Q, candidates per feature, [2, 65535].
+    // Q, candidates per feature, [2, kMaxCount]. A value's bin (0..Q) and the missing bin must fit
+    // 16 bits, hence 65534.
+    static constexpr int kMaxCount = 65534;
     int count = 32;
     // s, rounds of iterative_hessian, [1, 100].
     int rounds = 5;
