@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 #include "rdpkit/accountant/errors.h"
@@ -12,6 +13,7 @@
 namespace rdpkit::trees {
 namespace {
 
+using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::ThrowsMessage;
@@ -93,6 +95,23 @@ TEST(Schema, RejectsMinNotBelowMax) {
         Schema::FromJson(SchemaWithFeature({{"name", "x"}, {"min", "0"}, {"max", 1}}));
       },
       ThrowsMessage<InvalidArgument>(HasSubstr("features[0].min")));
+}
+
+// Issue 11 item 6: ±9e307 are finite but max − min is not; candidate grids and midpoints overflowed
+// (one threshold, or none and a division by zero with iterative_hessian).
+TEST(Schema, RejectsBoundsWhoseWidthOverflows) {
+  EXPECT_THAT(
+      [] {
+        Schema::FromJson(SchemaWithFeature({{"name", "x"}, {"min", -9e307}, {"max", 9e307}}));
+      },
+      ThrowsMessage<InvalidArgument>(
+          AllOf(HasSubstr("features[0].min/max = [-9e+307, 9e+307]"), HasSubstr("\"x\""),
+                HasSubstr("finite width (max − min ≤ 1.7976931348623157e+308)"))));
+  // The widest accepted: max − min is the largest double.
+  const double half = std::numeric_limits<double>::max() / 2;
+  const Schema widest =
+      Schema::FromJson(SchemaWithFeature({{"name", "x"}, {"min", -half}, {"max", half}}));
+  EXPECT_EQ(widest.features[0].max, half);
 }
 
 TEST(Schema, RejectsBadCategoricalCodes) {
@@ -311,6 +330,22 @@ TEST(SchemaFromData, TakesBoundsFromTheData) {
   EXPECT_EQ(data.total_clipped(), 0u);
   EXPECT_THAT([&] { SchemaFromData(path, "target", Task::kBinary); },
               ThrowsMessage<InvalidArgument>(HasSubstr("no label column \"target\"")));
+}
+
+TEST(SchemaFromData, ExtremeColumnsGiveUsableBoundsOrANamedError) {
+  testing::ScratchDir dir;
+  // A constant column far from 0: lo + 1 == lo, so widening by 1 gave min == max.
+  const Schema constant = SchemaFromData(
+      dir.Write("c.csv", "x,y,label\n1e300,1.7e308,0\n1e300,1.7e308,1\n"), "label", Task::kBinary);
+  for (const FeatureSpec& f : constant.features) {
+    EXPECT_LT(f.min, f.max) << f.name;
+    EXPECT_TRUE(std::isfinite(f.max - f.min)) << f.name;
+  }
+  EXPECT_THAT(
+      [&] {
+        SchemaFromData(dir.Write("w.csv", "x,label\n-1e308,0\n1e308,1\n"), "label", Task::kBinary);
+      },
+      ThrowsMessage<InvalidArgument>(HasSubstr("features[0].min/max")));
 }
 
 }  // namespace

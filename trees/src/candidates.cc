@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <queue>
+#include <string>
 
 #include "rdpkit/accountant/errors.h"
 #include "rdpkit/trees/model.h"
@@ -25,10 +27,23 @@ std::vector<double> EvenSubset(const std::vector<double>& values, int count) {
   return out;
 }
 
+// The code boundaries j + 1/2, j = 0..n_codes − 2, thinned to `count` as EvenSubset would, without
+// materialising all n_codes − 1 of them (n_codes may be 2^24).
 std::vector<double> CategoricalCandidates(const FeatureSpec& feature, int count) {
-  std::vector<double> all;
-  for (int code = 0; code + 1 < feature.n_codes; ++code) all.push_back(code + 0.5);
-  return EvenSubset(all, count);
+  const std::size_t n = feature.n_codes > 1 ? static_cast<std::size_t>(feature.n_codes) - 1 : 0;
+  const auto q = static_cast<std::size_t>(count);
+  std::vector<double> out;
+  out.reserve(std::min(n, q));
+  if (n <= q) {
+    for (std::size_t code = 0; code < n; ++code) out.push_back(static_cast<double>(code) + 0.5);
+    return out;
+  }
+  for (std::size_t j = 0; j < q; ++j) {
+    // The index of EvenSubset; strictly increasing in j because n > q.
+    const std::size_t index = std::min(n - 1, ((j + 1) * (n + 1)) / (q + 1) - 1);
+    out.push_back(static_cast<double>(index) + 0.5);
+  }
+  return out;
 }
 
 // Sorts, removes duplicates and values outside (min, max].
@@ -49,6 +64,14 @@ double AboveLowerBound(const FeatureSpec& feature) {
   return std::nextafter(feature.min, std::numeric_limits<double>::infinity());
 }
 
+// (a + b)/2 for a ≤ b without overflow: b − a may exceed the largest double when the bounds are
+// huge and of opposite signs, a/2 + b/2 cannot (halving is exact except for subnormals, where the
+// difference form is exact instead).
+double Midpoint(double a, double b) {
+  const double width = b - a;
+  return std::isfinite(width) ? a + width / 2 : a / 2 + b / 2;
+}
+
 }  // namespace
 
 std::vector<double> UniformCandidates(const FeatureSpec& feature, int count) {
@@ -56,8 +79,10 @@ std::vector<double> UniformCandidates(const FeatureSpec& feature, int count) {
   std::vector<double> out = {AboveLowerBound(feature)};
   const double width = feature.max - feature.min;
   for (int j = 1; j < count; ++j) {
-    // Maddock §4.5.1: c_j = min + j·(max − min)/Q.
-    out.push_back(feature.min + width * j / count);
+    // Maddock §4.5.1: c_j = min + j·(max − min)/Q. j·width may overflow when the width is near the
+    // largest double; (width/Q)·j cannot (it is below the width).
+    const double scaled = width * j;
+    out.push_back(feature.min + (std::isfinite(scaled) ? scaled / count : width / count * j));
   }
   return Clean(feature, out);
 }
@@ -98,8 +123,10 @@ std::vector<double> RefineIterativeHessian(const FeatureSpec& feature,
   if (feature.categorical) return candidates;
   RDPKIT_CHECK(hessian.size() == candidates.size() + 1);
   const std::size_t q = candidates.size();
+  // A NaN or negative (noisy) mass counts as none.
+  const auto positive = [](double h) { return h > 0 && std::isfinite(h) ? h : 0.0; };
   double total = 0;
-  for (double h : hessian) total += std::max(h, 0.0);
+  for (double h : hessian) total += positive(h);
   std::vector<double> out;
   if (total > 0) {
     const double target = total / count;
@@ -107,11 +134,11 @@ std::vector<double> RefineIterativeHessian(const FeatureSpec& feature,
     for (std::size_t j = 0; j <= q; ++j) {
       const double left = j == 0 ? feature.min : candidates[j - 1];
       const double right = j == q ? feature.max : candidates[j];
-      const double mass = std::max(hessian[j], 0.0);
+      const double mass = positive(hessian[j]);
       accumulated += mass;
       // A heavy bin is refined at its midpoint (Maddock §4.5.2: "split bins that have large
       // Hessian value").
-      if (mass > target) out.push_back(left + (right - left) / 2);
+      if (mass > target) out.push_back(Midpoint(left, right));
       // A light bin is merged with the next one: its right boundary is dropped.
       if (j < q && accumulated >= target) {
         out.push_back(right);
@@ -122,22 +149,62 @@ std::vector<double> RefineIterativeHessian(const FeatureSpec& feature,
   out = Clean(feature, out);
   out = EvenSubset(out, count);
   // Fill up to Q candidates by halving the widest gap (Maddock §4.5.2: "fill the remaining bins by
-  // uniformly splitting").
-  while (static_cast<int>(out.size()) < count) {
-    double best_width = 0;
-    double best_mid = 0;
-    double previous = feature.min;
-    for (std::size_t j = 0; j <= out.size(); ++j) {
-      const double next = j == out.size() ? feature.max : out[j];
-      const double mid = previous + (next - previous) / 2;
-      if (next - previous > best_width && mid > previous && mid < next) {
-        best_width = next - previous;
-        best_mid = mid;
-      }
-      previous = next;
+  // uniformly splitting"), the leftmost of equally wide gaps first. A max-heap of gaps keeps this
+  // O(Q log Q) (Q may be 65534); a gap without a representable midpoint is dropped for good.
+  struct Gap {
+    double width, left, right;
+    bool operator<(const Gap& o) const {
+      return width < o.width || (width == o.width && left > o.left);
     }
-    if (best_width <= 0) break;  // no representable midpoint is left
-    out.insert(std::upper_bound(out.begin(), out.end(), best_mid), best_mid);
+  };
+  std::priority_queue<Gap> gaps;
+  const auto add_gap = [&](double left, double right) {
+    // A width that overflows is ordered as the widest (it is).
+    if (right > left) gaps.push({right - left, left, right});
+  };
+  double previous = feature.min;
+  for (double c : out) {
+    add_gap(previous, c);
+    previous = c;
+  }
+  add_gap(previous, feature.max);
+  std::vector<double> added;
+  while (static_cast<int>(out.size() + added.size()) < count && !gaps.empty()) {
+    const Gap gap = gaps.top();
+    gaps.pop();
+    const double mid = Midpoint(gap.left, gap.right);
+    if (!(mid > gap.left && mid < gap.right)) continue;  // no representable midpoint is left
+    added.push_back(mid);
+    add_gap(gap.left, mid);
+    add_gap(mid, gap.right);
+  }
+  out.insert(out.end(), added.begin(), added.end());
+  std::sort(out.begin(), out.end());
+  // Nothing kept and nothing representable to add (the bounds are adjacent doubles): keep the
+  // input rather than leave the feature without a split.
+  if (out.empty()) return candidates;
+  return out;
+}
+
+std::vector<double> InitialCandidates(const FeatureSpec& feature, std::size_t index,
+                                      const std::string& method, int count,
+                                      const std::vector<double>& column) {
+  if (method == "quantile") return QuantileCandidates(feature, column, count);
+  std::vector<double> out =
+      method == "log" ? LogCandidates(feature, count) : UniformCandidates(feature, count);
+  if (!feature.categorical && out.size() < 2) {
+    // Public bounds so narrow (a few ulps) or so far from the origin of the log scale that the grid
+    // collapses: a feature with one threshold would train silently with almost no splits.
+    const std::string field = "features[" + std::to_string(index) + "].min/max";
+    throw InvalidArgument(
+        field,
+        "[" + FormatNumber(feature.min) + ", " + FormatNumber(feature.max) + "] (feature \"" +
+            feature.name + "\", " + std::to_string(out.size()) + " distinct \"" + method +
+            "\" split candidate" + (out.size() == 1 ? "" : "s") + ")",
+        std::string("the bounds that give at least 2 distinct split candidates (widen max − min") +
+            (method == "log"
+                 ? ", raise split_candidates.count or use split_candidates.method \"uniform\")"
+                 : ")"));
   }
   return out;
 }

@@ -4,8 +4,10 @@
 
 #include <cstdint>
 #include <limits>
+#include <string>
 #include <vector>
 
+#include "rdpkit/trees/config.h"
 #include "rdpkit/trees/data.h"
 
 namespace rdpkit::trees::internal {
@@ -36,9 +38,21 @@ std::vector<double> RefineIterativeHessian(const FeatureSpec& feature,
                                            const std::vector<double>& candidates,
                                            const std::vector<double>& hessian, int count);
 
+// The first candidate set of feature `index` for split_candidates.method (`method`) and count Q:
+// uniform, log, quantile (from the training column; non-private) and iterative_hessian (which
+// starts from uniform). A numeric feature whose public bounds give a private method fewer than 2
+// distinct candidates (bounds a few ulps apart; log far from its origin) → InvalidArgument naming
+// features[index].min/max. A categorical feature may have 0 (n_codes 1) or 1 (n_codes 2).
+std::vector<double> InitialCandidates(const FeatureSpec& feature, std::size_t index,
+                                      const std::string& method, int count,
+                                      const std::vector<double>& column);
+
 // Bin of a value for a candidate set: the number of candidates c with !GoesLeft(c, x), i.e. the
 // value goes left at candidate index j (1-based) iff bin < j. NaN → kMissingBin.
 constexpr std::uint16_t kMissingBin = std::numeric_limits<std::uint16_t>::max();
+// Bins are 0..Q and kMissingBin, so Q (split_candidates.count) is at most kMissingBin − 1.
+static_assert(TrainerConfig::SplitCandidates::kMaxCount < kMissingBin,
+              "split_candidates.count must leave a bin value for missing values");
 std::uint16_t BinOf(const std::vector<double>& candidates, int feature, double x);
 
 }  // namespace rdpkit::trees::internal

@@ -43,6 +43,19 @@ double RequireNumber(const nlohmann::json& object, const char* key, std::size_t 
   return value;
 }
 
+// A numeric feature's bounds must have a finite width: candidate grids, bin midpoints and the
+// clipping of values all compute max − min, which overflows to inf for bounds such as ±9e307 (one
+// split threshold, or a division by zero later). Bounds a few ulps apart are refused by the
+// trainer (candidates.h InitialCandidates), which knows the candidate method and count.
+void RequireFiniteWidth(const FeatureSpec& spec, std::size_t index) {
+  if (std::isfinite(spec.max - spec.min)) return;
+  throw InvalidArgument("features[" + std::to_string(index) + "].min/max",
+                        "[" + FormatNumber(spec.min) + ", " + FormatNumber(spec.max) +
+                            "] (feature \"" + spec.name + "\", width max − min overflows)",
+                        "the bounds of finite width (max − min ≤ " +
+                            FormatNumber(std::numeric_limits<double>::max()) + ")");
+}
+
 std::string ReadWholeFile(const std::string& path, const std::string& field) {
   std::FILE* file = std::fopen(path.c_str(), "rb");
   if (file == nullptr) throw InvalidArgument(field, "cannot open file \"" + path + "\"");
@@ -322,6 +335,7 @@ Schema Schema::FromJson(const nlohmann::json& json) {
         throw InvalidArgument(FeatureField(i, "max"), FormatNumber(spec.max),
                               "(min, inf) with min = " + FormatNumber(spec.min));
       }
+      RequireFiniteWidth(spec, i);
     }
     schema.features.push_back(std::move(spec));
   }
@@ -529,10 +543,20 @@ Schema SchemaFromData(const std::string& csv_path, const std::string& label, Tas
       lo = 0;
       hi = 1;
     }
-    if (lo == hi) hi = lo + 1;
+    if (lo == hi) {
+      // A constant column: widen by 1, or by 2^-20·|lo| where lo + 1 would round back to lo
+      // (|lo| ≥ 2^53), so the bounds hold enough doubles for distinct split candidates.
+      const double pad = std::max(1.0, std::fabs(lo) * 0x1p-20);
+      if (std::isfinite(lo + pad)) {
+        hi = lo + pad;
+      } else {
+        lo = hi - pad;
+      }
+    }
     spec.min = lo;
     spec.max = hi;
     schema.features.push_back(std::move(spec));
+    RequireFiniteWidth(spec, schema.features.size());
   }
   if (schema.features.empty()) {
     throw InvalidArgument("data", source + " has no feature columns besides the label");

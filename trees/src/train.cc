@@ -590,13 +590,9 @@ void Trainer::InitCandidates() {
   for (int f = 0; f < m_; ++f) {
     const FeatureSpec& spec = data_.schema.features[static_cast<std::size_t>(f)];
     auto& c = candidates_[static_cast<std::size_t>(f)];
-    if (sc.method == "log") {
-      c = internal::LogCandidates(spec, sc.count);
-    } else if (sc.method == "quantile") {
-      c = internal::QuantileCandidates(spec, data_.columns[static_cast<std::size_t>(f)], sc.count);
-    } else {
-      c = internal::UniformCandidates(spec, sc.count);  // uniform; also IH's starting point
-    }
+    // Throws, naming features[f].min/max, when public bounds give fewer than 2 candidates.
+    c = internal::InitialCandidates(spec, static_cast<std::size_t>(f), sc.method, sc.count,
+                                    data_.columns[static_cast<std::size_t>(f)]);
     if (!c.empty()) splittable_.push_back(f);
     Rebin(f);
   }

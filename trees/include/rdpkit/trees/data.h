@@ -31,8 +31,9 @@ struct Schema {
 
   // DESIGN.md §4: {"task": "binary"|"regression", "features": [{"name", "min", "max",
   // "categorical", "n_codes"}, ...]}. Descriptive keys (name, origin, n_missing, codes, ...) are
-  // accepted and ignored. Missing bounds, min >= max, non-finite bounds, bad n_codes, duplicate
-  // names -> InvalidArgument naming e.g. "features[3].max".
+  // accepted and ignored. Missing bounds, min >= max, non-finite bounds, a width max - min that
+  // overflows ("features[3].min/max"), bad n_codes, duplicate names -> InvalidArgument naming e.g.
+  // "features[3].max".
   static Schema FromJson(const nlohmann::json& json);
   // Reads and parses a schema file; errors name the field "schema".
   static Schema FromFile(const std::string& path);
