@@ -5,6 +5,7 @@
 #define RDPKIT_ACCOUNTANT_SRC_CURVES_IMPL_H_
 
 #include <cmath>
+#include <limits>
 
 #include "rdpkit/accountant/event.h"
 #include "real.h"
@@ -12,10 +13,12 @@
 namespace rdpkit::accountant::internal {
 
 // ρ(α) = α/(2σ²), α > 1, σ > 0. Mironov 2017, Prop. 7. Exact up to one rounding per operation.
+// Dividing by σ twice keeps σ² out of the double range's edges: no denormal (inexact) σ² for
+// σ ≈ 1e-160, no 0/0 or ∞ where the value itself is representable.
 template <class Real>
 Real GaussianRdp(const Real& alpha, double noise_multiplier) {
   const Real sigma(noise_multiplier);
-  return alpha / (2 * sigma * sigma);
+  return alpha / (2 * sigma) / sigma;
 }
 
 // ρ(α) = α·D/(2σ²)·Σ_d r_d c_d², α > 1. S-BDT Thm 16 and Cor. 17. With every c_d = 1 (worst case)
@@ -24,13 +27,15 @@ template <class Real>
 Real LeafBalancedGaussianRdp(const Real& alpha, const LeafBalancedGaussianEvent& event) {
   const auto& r = event.weights();
   const auto& c = event.sensitivity_ratios();
+  // Σ_d r_d (c_d/σ)²: each ratio is divided by σ before squaring, so tiny c_d with tiny σ stays
+  // finite (no 0·∞) and no σ² leaves the double range.
+  const Real sigma(event.noise_multiplier());
   Real sum(0);
   for (std::size_t d = 0; d < r.size(); ++d) {
-    const Real ratio(c.empty() ? 1.0 : c[d]);
-    sum += Real(r[d]) * ratio * ratio;
+    const Real scaled = Real(c.empty() ? 1.0 : c[d]) / sigma;
+    sum += Real(r[d]) * scaled * scaled;
   }
-  const Real sigma(event.noise_multiplier());
-  return alpha * static_cast<double>(r.size()) * sum / (2 * sigma * sigma);
+  return alpha * static_cast<double>(r.size()) * sum / 2;
 }
 
 // ρ(α) = 1/(α−1)·log(α/(2α−1)·e^{(α−1)/b} + (α−1)/(2α−1)·e^{−α/b}),  α > 1, b > 0.
@@ -45,6 +50,25 @@ Real LaplaceRdp(const Real& alpha, double noise_multiplier) {
   const Real am1 = alpha - 1;
   const Real u = am1 / alpha;
   return 1 / b + (log1p(u * exp(-(2 * alpha - 1) / b)) - log1p(u)) / am1;
+}
+
+// Fast path of the Laplace curve. The two log1p terms cancel against 1/b for large b (ρ ≈ α/(2b²)
+// while the terms are O(1/b)); past kMaxCancellation the interval evaluation's upper end is used.
+// Laplace with scale b is (1/b)-DP, so ρ ≤ 1/b (rounded up) caps every value (Mironov 2017,
+// Prop. 3 direction: D_α ≤ D_∞).
+inline double LaplaceRdp(const double& alpha, double noise_multiplier) {
+  const double b = noise_multiplier;
+  const double am1 = alpha - 1;
+  const double u = am1 / alpha;
+  const double head = 1 / b;
+  const double a = std::log1p(u * std::exp(-(2 * alpha - 1) / b));
+  const double c = std::log1p(u);
+  const double cap = std::nextafter(head, std::numeric_limits<double>::infinity());
+  double rho = head + (a - c) / am1;
+  if (!DoubleIsAccurate(rho, head + (std::abs(a) + c) / am1)) {
+    rho = UpperByIntervals([&](auto zero) { return LaplaceRdp(decltype(zero)(alpha), b); });
+  }
+  return std::isnan(rho) ? cap : std::min(rho, cap);
 }
 
 // ε-bounded range (exponential mechanism), Revisiting DP-XGBoost Thm 1:
@@ -79,6 +103,42 @@ Real ExponentialRdp(const Real& alpha, double epsilon) {
   return BoundedRangeObjective(alpha, eps, t_star);
 }
 
+// Fast path of the bounded-range curve, all in log space: p_t itself underflows for ε ≳ 745
+// (p_{t*} ≈ e^{−ε}/α), which made the plain double objective −∞. With d = t* − ε,
+//   log p_t = −t + log(−expm1(d)) − log(−expm1(−ε)),  log(1−p_t) = log(−expm1(−t)) −
+//   log(−expm1(−ε)), (α−1)ρ = α t + log(e^{log p_t} + e^{log(1−p_t) − αε})   (log-sum-exp),
+// and for (α−1)ε ≥ 1, d = log1p(−1/α) + log1p(−e^{−αε}) − log1p(−e^{−(α−1)ε}) (the ε terms of
+// the two LogExpm1 cancel exactly), so t* keeps its digits next to a large ε. Near α = 1 the two
+// terms of (α−1)ρ cancel; past kMaxCancellation the interval evaluation's upper end is used. The
+// mechanism is ε-DP, so ρ ≤ ε caps every value (and answers where nothing else is finite).
+inline double ExponentialRdp(const double& alpha, double epsilon) {
+  const double am1 = alpha - 1;
+  double d = 0;
+  if (am1 * epsilon >= 1) {
+    d = std::log1p(-1 / alpha) + std::log1p(-std::exp(-alpha * epsilon)) -
+        std::log1p(-std::exp(-am1 * epsilon));
+  } else {
+    d = std::log1p(-1 / alpha) + LogExpm1(alpha * epsilon) - LogExpm1(am1 * epsilon) - epsilon;
+  }
+  d = Clamp(d, -epsilon, 0.0);
+  const double t = epsilon + d;
+  const double log_denom = std::log(-std::expm1(-epsilon));
+  const double log_p = -t + std::log(-std::expm1(d)) - log_denom;
+  const double log_1mp = std::log(-std::expm1(-t)) - log_denom;
+  const double log_mix = LogAddExp(log_p, log_1mp - alpha * epsilon);
+  double rho = (alpha * t + log_mix) / am1;
+  // Every term that enters (α−1)ρ, including those of log p_t and log(1−p_t): for small ε they
+  // are O(log ε) while (α−1)ρ is O(αε²), and the guard must see that cancellation.
+  const double magnitude = alpha * t + t + std::abs(std::log(-std::expm1(d))) +
+                           2 * std::abs(log_denom) + std::abs(std::log(-std::expm1(-t))) +
+                           std::min(alpha * epsilon, std::abs(log_mix));
+  if (!DoubleIsAccurate(rho, magnitude / am1)) {
+    rho =
+        UpperByIntervals([&](auto zero) { return ExponentialRdp(decltype(zero)(alpha), epsilon); });
+  }
+  return std::isnan(rho) ? epsilon : std::min(rho, epsilon);
+}
+
 // Generic ε-DP mechanism: ρ(α) = 1/(α−1)·log((e^{αε} + e^{−(α−1)ε})/(1+e^{ε})), the RDP of
 // randomized response, which bounds every ε-DP mechanism (Bun–Steinke 2016, proof of Prop. 3.3:
 // (sinh(αε) − sinh((α−1)ε))/sinh(ε) is the same quantity). Written as
@@ -89,6 +149,20 @@ Real PureDpRdp(const Real& alpha, double epsilon) {
   using std::log1p;
   const Real eps(epsilon);
   return eps + (log1p(exp(-(2 * alpha - 1) * eps)) - log1p(exp(-eps))) / (alpha - 1);
+}
+
+// Fast path of the pure-DP curve: for small ε the log1p terms (≈ log 2 each) cancel against ε
+// (ρ ≈ αε²/2); past kMaxCancellation the interval evaluation's upper end is used. ρ ≤ ε caps it.
+inline double PureDpRdp(const double& alpha, double epsilon) {
+  if (epsilon == 0) return 0;
+  const double am1 = alpha - 1;
+  const double a = std::log1p(std::exp(-(2 * alpha - 1) * epsilon));
+  const double c = std::log1p(std::exp(-epsilon));
+  double rho = epsilon + (a - c) / am1;
+  if (!DoubleIsAccurate(rho, epsilon + (a + c) / am1)) {
+    rho = UpperByIntervals([&](auto zero) { return PureDpRdp(decltype(zero)(alpha), epsilon); });
+  }
+  return std::isnan(rho) ? epsilon : std::min(rho, epsilon);
 }
 
 // ρ-zCDP: ρ(α) = ρα. Bun–Steinke 2016, Def. 1.1.

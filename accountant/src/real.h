@@ -73,9 +73,9 @@ I Clamp(const I& x, const I& lo, const I& hi) {
   return Min(Max(x, lo), hi);
 }
 
-// log(e^a + e^b). For doubles the larger argument is factored out so nothing overflows; an MPFR
-// exponent reaches 2^62, so intervals use the plain identity a + log1p(e^{b−a}), valid for all a,
-// b.
+// log(e^a + e^b). For doubles the larger argument is factored out so nothing overflows; intervals
+// use the plain identity a + log1p(e^{b−a}), valid for all a, b (callers keep b − a well inside
+// MPFR's exponent range).
 inline double LogAddExp(double a, double b) {
   if (a == -std::numeric_limits<double>::infinity()) return b;
   if (b == -std::numeric_limits<double>::infinity()) return a;
@@ -93,11 +93,46 @@ I LogAddExp(const I& a, const I& b) {
 inline double LogExpm1(double x) {
   return x < 1 ? std::log(std::expm1(x)) : x + std::log1p(-std::exp(-x));
 }
+// For intervals too: e^x overflows MPFR's default exponent range (≈ 2^30 bits, x ≳ 7.4e8; the
+// bounded-range curve reaches αε = 1e10), so above 1 the same factored form is used.
 template <class I>
 I LogExpm1(const I& x) {
+  using std::exp;
   using std::expm1;
   using std::log;
+  using std::log1p;
+  if (LowerDouble(x) > 1) return x + log1p(-exp(-x));
   return log(expm1(x));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Fast-path guards. A fast value may be less tight than the truth, never smaller (beyond its
+// rounding error): a double formula that underflows, overflows or cancels is not used as is.
+
+// A double result v of a sum whose terms have total magnitude M carries about (M/v)·2⁻⁵² relative
+// rounding error; past this factor (≈ 1e-11 relative) the double value is not trusted.
+inline constexpr double kMaxCancellation = 1e4;
+
+// True when a double curve value can be used: a number ≥ 0 (or +∞) not swamped by cancellation.
+inline bool DoubleIsAccurate(double value, double magnitude) {
+  if (std::isnan(value) || value < 0) return false;
+  if (std::isinf(value)) return true;
+  return magnitude <= kMaxCancellation * value;
+}
+
+// Upper end of an interval evaluation, the fast path's fallback: f(I(0)) at 133 bits, and at
+// 332 bits when that enclosure is wider than 1e-12 relative; the smaller upper end (each is an
+// upper bound of the true value). NaN when neither evaluation gave an enclosure.
+template <class F>
+double UpperByIntervals(const F& f) {
+  const Interval narrow = f(Interval(0));
+  const double lo = LowerDouble(narrow);
+  const double hi = UpperDouble(narrow);
+  if (!std::isnan(hi) && !std::isnan(lo) && hi - lo <= 1e-12 * std::abs(hi)) return hi;
+  const double wide = UpperDouble(f(WideInterval(0)));
+  if (std::isnan(hi)) return wide;
+  if (std::isnan(wide)) return hi;
+  return std::min(hi, wide);
 }
 
 }  // namespace rdpkit::accountant::internal
