@@ -20,6 +20,15 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 // ε is flat at its minimum, so the ε error is far below the 1e-6 target.
 constexpr double kOrderTolerance = 1e-9;
 constexpr int kMaxRefineSteps = 200;
+// A value reported by the fast (double) path is raised by this relative margin on each of its
+// terms, which covers the curves' double rounding (≤ ~1e-10 relative: kMaxCancellation in real.h,
+// the subsampled series' 1e-10 target, lgamma at m ≤ 1e5): a fast ε or δ may be less tight than
+// the certified one, never smaller than the truth.
+constexpr double kFastMargin = 1e-8;
+// The certified value at the order chosen on the fast path may exceed the fast value there by
+// this much (relative) before the order is chosen again on the certified path: a larger gap means
+// the fast curve misjudged this event, and its order choice cannot be trusted.
+constexpr double kOrderCheckTolerance = 1e-6;
 
 struct Candidate {
   double order = 0;
@@ -161,6 +170,53 @@ struct LogDeltaAt {
   }
 };
 
+// Certified value of a conversion at one order, +inf where the certified evaluation fails (an
+// order is then simply not chosen).
+double CertifiedEpsilonAt(const Event& event, double order, double delta) {
+  try {
+    const auto cert = internal::CertifiedEpsilon(event, order, delta);
+    return std::min(cert.mironov, cert.balle);
+  } catch (const NumericalError&) {
+    return kInf;
+  }
+}
+double CertifiedLogDeltaAt(const Event& event, double order, double epsilon) {
+  try {
+    const auto cert = internal::CertifiedLogDelta(event, order, epsilon);
+    return std::min(cert.mironov, cert.balle);
+  } catch (const NumericalError&) {
+    return kInf;
+  }
+}
+
+// True when the certified value at the fast path's order agrees with the fast value there.
+bool FastOrderTrusted(double fast_value, double certified_value) {
+  if (!(certified_value > -kInf)) return true;
+  if (std::isnan(fast_value)) return false;
+  return certified_value <=
+         fast_value + kOrderCheckTolerance * std::max(std::abs(certified_value), 1.0);
+}
+
+// The fast ε at one order raised by kFastMargin on every term of the conversion (see above).
+double FastEpsilonUpper(double order, double rho, double log_delta) {
+  const auto both = internal::EpsilonConversions(order, rho, log_delta);
+  const double am1 = order - 1;
+  const double terms = std::abs(rho) + std::abs(log_delta) / am1 + std::abs(std::log1p(-1 / order)) +
+                       std::log(order) / am1;
+  const double value = std::min(both.mironov, both.balle) + kFastMargin * terms;
+  return std::nextafter(value, kInf);
+}
+
+// The fast log δ at one order raised the same way (its terms are multiplied by α − 1).
+double FastLogDeltaUpper(double order, double rho, double epsilon) {
+  const auto both = internal::LogDeltaConversions(order, rho, epsilon);
+  const double am1 = order - 1;
+  const double terms =
+      am1 * (std::abs(rho) + epsilon + std::abs(std::log1p(-1 / order))) + std::log(order);
+  const double value = std::min(both.mironov, both.balle) + kFastMargin * terms;
+  return std::nextafter(value, kInf);
+}
+
 // e^x rounded toward +inf (MPFR), so exp of a certified upper end stays an upper bound.
 double ExpRoundedUp(double x) {
   mpfr_t y;
@@ -203,7 +259,7 @@ EpsilonResult Epsilon(const Event& event, double delta, const ConversionOptions&
   Require(delta > 0 && delta < 1, "delta", delta, "(0, 1)");
   options.Validate();
   const double log_delta = std::log(delta);
-  const Candidate best = Minimise(event, options, [&](double order) {
+  Candidate best = Minimise(event, options, [&](double order) {
     const auto both = internal::EpsilonConversions(order, internal::Rdp(event, order), log_delta);
     return std::min(both.mironov, both.balle);
   });
@@ -212,15 +268,20 @@ EpsilonResult Epsilon(const Event& event, double delta, const ConversionOptions&
                           "no order usable for this event (its curve is defined at "
                           "integer orders only; give at least one integer order ≥ 2)");
   }
+  if (options.certified && best.order != 0 &&
+      !FastOrderTrusted(best.value, CertifiedEpsilonAt(event, best.order, delta))) {
+    best = Minimise(event, options,
+                    [&](double order) { return CertifiedEpsilonAt(event, order, delta); });
+  }
   EpsilonResult result{kInf, delta, best.order, Conversion::kBalle, options.certified};
   if (options.certified) {
     const auto cert = internal::CertifiedEpsilon(event, best.order, delta);
     result.epsilon = std::min(cert.mironov, cert.balle);
     result.conversion = cert.balle <= cert.mironov ? Conversion::kBalle : Conversion::kMironov;
   } else {
-    const auto both =
-        internal::EpsilonConversions(best.order, internal::Rdp(event, best.order), log_delta);
-    result.epsilon = std::min(both.mironov, both.balle);
+    const double rho = internal::Rdp(event, best.order);
+    const auto both = internal::EpsilonConversions(best.order, rho, log_delta);
+    result.epsilon = FastEpsilonUpper(best.order, rho, log_delta);
     result.conversion = both.balle <= both.mironov ? Conversion::kBalle : Conversion::kMironov;
   }
   // A negative bound means (0, δ)-DP as well; report 0, never a negative ε.
@@ -231,7 +292,7 @@ EpsilonResult Epsilon(const Event& event, double delta, const ConversionOptions&
 DeltaResult Delta(const Event& event, double epsilon, const ConversionOptions& options) {
   Require(std::isfinite(epsilon) && epsilon >= 0, "epsilon", epsilon, "[0, inf)");
   options.Validate();
-  const Candidate best = Minimise(event, options, [&](double order) {
+  Candidate best = Minimise(event, options, [&](double order) {
     const auto both = internal::LogDeltaConversions(order, internal::Rdp(event, order), epsilon);
     return std::min(both.mironov, both.balle);
   });
@@ -240,22 +301,26 @@ DeltaResult Delta(const Event& event, double epsilon, const ConversionOptions& o
                           "no order usable for this event (its curve is defined at "
                           "integer orders only; give at least one integer order ≥ 2)");
   }
+  if (options.certified && best.order != 0 &&
+      !FastOrderTrusted(best.value, CertifiedLogDeltaAt(event, best.order, epsilon))) {
+    best = Minimise(event, options,
+                    [&](double order) { return CertifiedLogDeltaAt(event, order, epsilon); });
+  }
   DeltaResult result{1.0, epsilon, best.order, Conversion::kBalle, options.certified};
-  double log_mironov = 0;
-  double log_balle = 0;
+  double log_delta = 0;
   if (options.certified) {
     const auto cert = internal::CertifiedLogDelta(event, best.order, epsilon);
-    log_mironov = cert.mironov;
-    log_balle = cert.balle;
+    result.conversion = cert.balle <= cert.mironov ? Conversion::kBalle : Conversion::kMironov;
+    log_delta = std::min(cert.mironov, cert.balle);
   } else {
-    const auto both =
-        internal::LogDeltaConversions(best.order, internal::Rdp(event, best.order), epsilon);
-    log_mironov = both.mironov;
-    log_balle = both.balle;
+    const double rho = internal::Rdp(event, best.order);
+    const auto both = internal::LogDeltaConversions(best.order, rho, epsilon);
+    result.conversion = both.balle <= both.mironov ? Conversion::kBalle : Conversion::kMironov;
+    log_delta = FastLogDeltaUpper(best.order, rho, epsilon);
   }
-  result.conversion = log_balle <= log_mironov ? Conversion::kBalle : Conversion::kMironov;
-  const double log_delta = std::min(log_mironov, log_balle);
-  const double delta = options.certified ? ExpRoundedUp(log_delta) : std::exp(log_delta);
+  // Rounded up on both paths (MPFR on the certified one, one ulp on the fast one).
+  const double delta = options.certified ? ExpRoundedUp(log_delta)
+                                         : std::nextafter(std::exp(log_delta), kInf);
   result.delta = std::min(1.0, delta);
   return result;
 }

@@ -136,8 +136,10 @@ TEST(Epsilon, FastAndCertifiedAgree) {
   const EpsilonResult cert = Epsilon(event, 1e-5);
   EXPECT_FALSE(fast.certified);
   EXPECT_TRUE(cert.certified);
-  EXPECT_NEAR(fast.epsilon, cert.epsilon, 1e-9 * cert.epsilon);
-  EXPECT_GE(cert.epsilon, fast.epsilon * (1 - 1e-12));
+  // The fast ε is raised by a 1e-8 relative margin per term (convert.cc kFastMargin): never below
+  // the certified value, never much above it.
+  EXPECT_GE(fast.epsilon, cert.epsilon);
+  EXPECT_LE(fast.epsilon, cert.epsilon * (1 + 1e-7));
 }
 
 TEST(Epsilon, ReportsZeroNotNegative) {
