@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <limits>
 #include <queue>
+#include <string>
 #include <vector>
 
 #include "curves_impl.h"
@@ -265,12 +266,26 @@ bool LinearCoefficient(const Event& event, Real& c, bool& gaussian) {
       event.variant());
 }
 
-// ε such that the base is ε-DP, when it is pure-DP (Laplace: 1/b; exponential: ε; pure_dp: ε;
-// compositions add; a nested Poisson sample amplifies, log(1 + q(e^ε − 1))).
+// Amplification by Poisson sampling of an ε-DP mechanism: log(1 + q(e^ε − 1)) (Balle, Barthe,
+// Gaboardi 2018, Thm 8; Li, Qardaji, Su 2012). In double, e^ε overflows for ε > 709: there
+// log(1 + q(e^ε − 1)) = ε + log q + log1p(e^{log1p(−q) − log q − ε}), which does not.
 template <class Real>
-bool PureEpsilon(const Event& event, Real& eps) {
+Real AmplifiedEpsilon(double q, const Real& eps) {
   using std::expm1;
   using std::log1p;
+  if constexpr (!kIsInterval<Real>) {
+    const double direct = std::log1p(q * std::expm1(eps));
+    if (std::isfinite(direct) || q == 0) return direct;
+    return eps + std::log(q) + std::log1p(std::exp(std::log1p(-q) - std::log(q) - eps));
+  } else {
+    return log1p(q * expm1(eps));
+  }
+}
+
+// ε such that the base is ε-DP, when it is pure-DP (Laplace: 1/b; exponential: ε; pure_dp: ε;
+// compositions add; a nested Poisson sample amplifies, AmplifiedEpsilon).
+template <class Real>
+bool PureEpsilon(const Event& event, Real& eps) {
   return std::visit(
       [&](const auto& e) -> bool {
         using T = std::decay_t<decltype(e)>;
@@ -295,7 +310,7 @@ bool PureEpsilon(const Event& event, Real& eps) {
         } else if constexpr (std::is_same_v<T, PoissonSampledEvent>) {
           Real inner(0);
           if (!PureEpsilon(e.event(), inner)) return false;
-          eps += log1p(e.sampling_probability() * expm1(inner));
+          eps += AmplifiedEpsilon(e.sampling_probability(), inner);
           return true;
         } else {
           return false;
@@ -306,11 +321,17 @@ bool PureEpsilon(const Event& event, Real& eps) {
 
 // RDP of any ε-DP mechanism (randomized response, Bun–Steinke 2016 Prop. 3.3; the same formula as
 // PureDpRdp in curves_impl.h, here for an ε that is itself an enclosure).
+// The double path goes through PureDpRdp's fast path, which guards the cancellation at small ε.
 template <class Real>
 Real RandomizedResponseRdp(const Real& alpha, const Real& eps) {
   using std::exp;
   using std::log1p;
-  return eps + (log1p(exp(-(2 * alpha - 1) * eps)) - log1p(exp(-eps))) / (alpha - 1);
+  if constexpr (!kIsInterval<Real>) {
+    if (!(eps >= 0)) return kInf;  // not a usable ε: no bound from this side
+    return PureDpRdp(alpha, eps);
+  } else {
+    return eps + (log1p(exp(-(2 * alpha - 1) * eps)) - log1p(exp(-eps))) / (alpha - 1);
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -880,13 +901,85 @@ Real SampledLinearRdp(double q, const Real& c, bool gaussian, double order) {
   return Smaller(Interpolate<Real>(order, at_integer), c * Real(order));
 }
 
+namespace {
+
+// q₁·q₂ rounded up (never below the exact product).
+double MultiplyUp(double a, double b) {
+  const double p = a * b;
+  if (p == 0 && a != 0 && b != 0) return std::numeric_limits<double>::denorm_min();
+  if (p < std::numeric_limits<double>::min()) return std::nextafter(p, 1.0);  // inexact fma
+  return std::fma(a, b, -p) > 0 ? std::nextafter(p, 1.0) : p;
+}
+
+// A Poisson sample (rate q₁) of a Poisson sample (rate q₂) of a dataset holds each record
+// independently with probability q₁q₂, so poisson_sampled(q₁, poisson_sampled(q₂, E)) is the same
+// mechanism as poisson_sampled(q₁q₂, E) (same output distribution on every dataset; thinning of a
+// Bernoulli process, e.g. Kallenberg, Foundations of Modern Probability, Ch. 12 (thinning)).
+// The product is rounded up: every bound used here is non-decreasing in q (the Zhu–Wang sums are
+// E[h_K] with K ~ Bin(m, q) and h non-decreasing; docs/math/subsampling.md §2). A composed list
+// of one event and a self_composed count of 1 are the event itself and are looked through.
+// Flattening makes directly nested sampling cost one level, not one level per nesting.
+struct FlatSample {
+  double q;
+  const Event* base;
+};
+FlatSample Flatten(const PoissonSampledEvent& event) {
+  FlatSample flat{event.sampling_probability(), &event.event()};
+  for (;;) {
+    if (const auto* inner = flat.base->get_if<PoissonSampledEvent>()) {
+      flat.q = MultiplyUp(flat.q, inner->sampling_probability());
+      flat.base = &inner->event();
+    } else if (const auto* self = flat.base->get_if<SelfComposedEvent>();
+               self != nullptr && self->count() == 1) {
+      flat.base = &self->event();
+    } else if (const auto* list = flat.base->get_if<ComposedEvent>();
+               list != nullptr && list->events().size() == 1) {
+      flat.base = &list->events().front();
+    } else {
+      return flat;
+    }
+  }
+}
+
+// Largest number of Poisson samplings on one path of the event tree after flattening (0: no
+// sampling). The general Zhu–Wang sum evaluates its base at up to m orders, so a base that itself
+// needs a sum at each of them costs a product over the levels.
+int SamplingDepth(const Event& event) {
+  return std::visit(
+      [](const auto& e) -> int {
+        using T = std::decay_t<decltype(e)>;
+        if constexpr (std::is_same_v<T, PoissonSampledEvent>) {
+          return 1 + SamplingDepth(*Flatten(e).base);
+        } else if constexpr (std::is_same_v<T, SelfComposedEvent>) {
+          return SamplingDepth(e.event());
+        } else if constexpr (std::is_same_v<T, ComposedEvent>) {
+          int depth = 0;
+          for (const Event& inner : e.events()) depth = std::max(depth, SamplingDepth(inner));
+          return depth;
+        } else {
+          return 0;
+        }
+      },
+      event.variant());
+}
+
+// A base with this many levels of (non-flattenable) sampling inside is not summed over: the
+// general sum would evaluate it at up to m orders, each a sum itself (cost exponential in depth).
+// Such a sample takes the bounds that need the base at one order only (the base curve and the
+// amplified pure-DP guarantee), so the cost of every event is linear in its size (one level of
+// summing over a summed base is kept: cost N², as before).
+constexpr int kMaxSummedSamplingDepth = 1;
+
+}  // namespace
+
 template <class Real>
 Real PoissonSampledRdpWith(const PoissonSampledEvent& event, const Real& alpha,
                            SubsamplingBound bound) {
   const double order = UpperDouble(alpha);
   RDPKIT_CHECK(LowerDouble(alpha) == order);
-  const double q = event.sampling_probability();
-  const Event& base = event.event();
+  const FlatSample flat = Flatten(event);
+  const double q = flat.q;
+  const Event& base = *flat.base;
   if (q == 0) return Real(0);
   Real c(0);
   bool gaussian = true;
@@ -901,42 +994,55 @@ Real PoissonSampledRdpWith(const PoissonSampledEvent& event, const Real& alpha,
   if (linear && bound != SubsamplingBound::kGeneralZhuWang) {
     return SampledLinearRdp(q, c, gaussian && bound == SubsamplingBound::kAuto, order);
   }
+  const bool summed = SamplingDepth(base) <= kMaxSummedSamplingDepth;
+  if (!summed && bound == SubsamplingBound::kGeneralZhuWang) {
+    throw InvalidArgument("bound", "general_zhu_wang",
+                          "events with at most " + std::to_string(kMaxSummedSamplingDepth) +
+                              " level of poisson_sampled inside the sampled event (deeper "
+                              "nesting would cost exponential time)");
+  }
   if (order > kMaxFiniteOrder) return Real(kInf);
   const bool tightest = bound == SubsamplingBound::kAuto;
   Real eps(0);
   const bool pure = tightest && PureEpsilon(base, eps);
   // Every one of these is a sound upper bound at integer order m; the minimum is too.
+  const auto cheap = [&](const Real& a) -> Real {
+    Real value = Rdp(base, a);  // subsampling never increases the divergence
+    if (pure) value = Smaller(value, RandomizedResponseRdp(a, AmplifiedEpsilon(q, eps)));
+    return value;
+  };
+  if (!summed) return cheap(alpha);
   const auto at_integer = [&](long m) -> Real {
     Real value = GeneralInteger<Real>(q, base, m);
-    if (tightest) {
-      const Real am(static_cast<double>(m));
-      value = Smaller(value, Rdp(base, am));
-      if (pure) {
-        using std::expm1;
-        using std::log1p;
-        value = Smaller(value, RandomizedResponseRdp(am, log1p(q * expm1(eps))));
-      }
-    }
+    if (tightest) value = Smaller(value, cheap(Real(static_cast<double>(m))));
     return value;
   };
   if (IsInteger(order)) return at_integer(static_cast<long>(order));
   Real value = Interpolate<Real>(order, at_integer);
-  if (tightest) {
-    value = Smaller(value, Rdp(base, alpha));
-    if (pure) {
-      using std::expm1;
-      using std::log1p;
-      value = Smaller(value, RandomizedResponseRdp(alpha, log1p(q * expm1(eps))));
-    }
-  }
+  if (tightest) value = Smaller(value, cheap(alpha));
   return value;
 }
 
 bool PoissonSampledHasContinuousOrders(const PoissonSampledEvent&) { return true; }
 
+// The fast value is used when it is a number ≥ 0; otherwise (a failure of the double sums at an
+// extreme rate or order) the interval evaluation's upper end, and +∞ when that fails too.
 template <class Real>
 Real PoissonSampledRdp(const PoissonSampledEvent& event, const Real& alpha) {
-  return PoissonSampledRdpWith(event, alpha, SubsamplingBound::kAuto);
+  if constexpr (kIsInterval<Real>) {
+    return PoissonSampledRdpWith(event, alpha, SubsamplingBound::kAuto);
+  } else {
+    const double fast = PoissonSampledRdpWith(event, alpha, SubsamplingBound::kAuto);
+    if (fast >= 0) return fast;
+    try {
+      const double upper = UpperByIntervals([&](auto zero) {
+        return PoissonSampledRdpWith(event, decltype(zero)(alpha), SubsamplingBound::kAuto);
+      });
+      return upper >= 0 ? upper : (std::isnan(upper) ? kInf : 0.0);
+    } catch (const NumericalError&) {
+      return kInf;
+    }
+  }
 }
 
 template double PoissonSampledRdp<double>(const PoissonSampledEvent&, const double&);
