@@ -1,5 +1,6 @@
 #include "rdpkit/accountant/calibrate.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -16,9 +17,20 @@ using nlohmann::json;
 
 // Bisection stops when the bracket is this narrow, relative (the boundary is met within 1e-6).
 constexpr double kRelativeTolerance = 1e-8;
-// Bracket expansion: factor per step and the number of steps (2^200 covers any double domain).
-constexpr double kExpansionFactor = 4.0;
-constexpr int kMaxExpansions = 600;
+// Bracket expansion: the step factor starts here and is squared after every step, so the whole
+// double range is crossed in about ten probes (1 → 1e-300 takes 7).
+constexpr double kFirstExpansionFactor = 4.0;
+constexpr int kMaxExpansions = 64;
+constexpr int kMaxBisections = 400;
+// An open lower end at 0 is searched down to this value (a sampling probability, ε or ρ of
+// 1e-300 spends nothing measurable; anything smaller changes no ε).
+constexpr double kSmallestProbe = 1e-300;
+
+// No value of the domain meets the target (CalibrateJson reports it as bad input, exit 2).
+class UnreachableTarget : public NumericalError {
+ public:
+  using NumericalError::NumericalError;
+};
 
 class Solver {
  public:
@@ -26,29 +38,39 @@ class Solver {
          const ConversionOptions& options)
       : problem_(problem), target_(target), delta_(delta), options_(options) {}
 
-  // Brackets and bisects on the fast (double) path, then certifies the safe end; if the certified
-  // ε misses the target (fast and certified differ by ~1e-12 relative), steps toward the safe side
-  // in doubling steps until the certified ε meets it. The returned value is always certified.
+  // 1. The safe end of the domain (the value that spends least) is tested first, on the certified
+  //    path: if it misses the target no value meets it, and that is reported at once.
+  // 2. Brackets (steps growing geometrically) and bisects on the fast path, whose ε is never
+  //    below the truth (convert.cc), then certifies the safe end of the final bracket.
+  // 3. Should the certified ε miss the target there, bisects on the certified path between the
+  //    certified safe end from step 1 and that value. The returned value is always certified.
   CalibrationResult Solve() {
+    const double safe_end = SafeEnd();
+    options_.certified = true;
+    if (!Test(safe_end)) {
+      throw UnreachableTarget(
+          "no " + problem_.parameter + " in " + Domain() +
+          " meets epsilon = " + FormatNumber(target_) + " at delta = " + FormatNumber(delta_) +
+          ": even " + problem_.parameter + " = " + FormatNumber(safe_end) +
+          " (the end of the range that spends least) gives epsilon = " +
+          FormatNumber(last_epsilon_) +
+          " (the rest of the event already spends too much, or the target is too small)");
+    }
+    const double certified_safe = safe_end;
+    const EpsilonResult certified_safe_result = last_safe_;
     options_.certified = false;
-    SolveWithProbes();
+    have_safe_ = false;
+    SolveWithProbes(safe_end);
     const double fast_safe = last_safe_value_;
     options_.certified = true;
     have_safe_ = false;
     if (Test(fast_safe)) return Result();
-    double step = problem_.integer ? 1.0 : kRelativeTolerance * fast_safe;
-    for (int i = 0; i < kMaxExpansions; ++i, step *= 2) {
-      double v = problem_.increasing ? fast_safe - step : fast_safe + step;
-      if (problem_.integer) v = problem_.increasing ? std::floor(v) : std::ceil(v);
-      if (problem_.increasing
-              ? (v < problem_.lower || (v == problem_.lower && !problem_.lower_inclusive))
-              : v > problem_.upper) {
-        break;
-      }
-      if (Test(v)) return Result();
-    }
-    throw NumericalError("the certified epsilon does not meet the target near the calibrated " +
-                         problem_.parameter + " = " + FormatNumber(fast_safe));
+    // Certified bisection between the two; certified_safe is already known to be safe.
+    last_safe_ = certified_safe_result;
+    last_safe_value_ = certified_safe;
+    have_safe_ = true;
+    Bisect(certified_safe, fast_safe);
+    return Result();
   }
 
  private:
@@ -57,33 +79,41 @@ class Solver {
                              last_safe_.order,   last_safe_.conversion};
   }
 
-  void SolveWithProbes() {
+  // Smallest value searched: the lower end, or just above an open one.
+  double Floor() const {
+    if (problem_.integer) {
+      return problem_.lower_inclusive ? std::ceil(problem_.lower) : std::floor(problem_.lower) + 1;
+    }
+    if (problem_.lower_inclusive) return problem_.lower;
+    if (problem_.lower == 0) return kSmallestProbe;
+    return std::nextafter(problem_.lower, std::numeric_limits<double>::infinity());
+  }
+  double SafeEnd() const { return problem_.increasing ? Floor() : problem_.upper; }
+  double UnsafeEnd() const { return problem_.increasing ? problem_.upper : Floor(); }
+
+  void SolveWithProbes(double known_safe) {
     // "safe" meets the target; "unsafe" does not. Noise parameters are safe when large,
     // everything else when small.
     std::optional<double> safe;
     std::optional<double> unsafe;
     double v = Start();
-    for (int i = 0; i < kMaxExpansions && !(safe && unsafe); ++i) {
+    double factor = kFirstExpansionFactor;
+    for (int i = 0; i < kMaxExpansions && !(safe && unsafe); ++i, factor *= factor) {
       if (Test(v)) {
         safe = v;
-        if (unsafe) break;
-        const double next = TowardUnsafe(v);
-        if (next == v) break;  // reached the edge of the domain: every value is safe
-        v = next;
+        if (v == UnsafeEnd()) break;  // every value of the domain is safe
+        v = Toward(v, factor, /*safe_side=*/false);
       } else {
         unsafe = v;
-        if (safe) break;
-        const double next = TowardSafe(v);
-        if (next == v) break;
-        v = next;
+        if (v == SafeEnd()) break;  // cannot happen on the certified path (tested first)
+        v = Toward(v, factor, /*safe_side=*/true);
       }
     }
     if (!safe) {
-      throw NumericalError("no " + problem_.parameter + " in the accepted range " + Domain() +
-                           " meets epsilon = " + FormatNumber(target_) +
-                           " at delta = " + FormatNumber(delta_) +
-                           " (the rest of the event already spends too much, or the target is "
-                           "too small)");
+      // The fast path found no safe probe; the certified safe end stands in.
+      safe = known_safe;
+      last_safe_value_ = known_safe;
+      (void)Test(known_safe);
     }
     if (unsafe) Bisect(*safe, *unsafe);
   }
@@ -94,13 +124,14 @@ class Solver {
   }
 
   double Start() const {
-    if (problem_.integer) return std::max(1.0, std::min(problem_.upper, 1000.0));
-    return std::min(problem_.upper, std::max(1.0, problem_.lower * 2));
+    const double start = problem_.integer ? 1000.0 : std::max(1.0, problem_.lower * 2);
+    return std::clamp(start, Floor(), problem_.upper);
   }
 
   bool Test(double v) {
     const Event event = problem_.make_event(v);
     const EpsilonResult eps = Epsilon(event, delta_, options_);
+    last_epsilon_ = eps.epsilon;
     const bool ok = eps.epsilon <= target_;
     if (ok && (!have_safe_ || Safer(last_safe_value_, v))) {
       last_safe_ = eps;
@@ -113,26 +144,16 @@ class Solver {
   // True when b is closer to the boundary than a among safe values.
   bool Safer(double a, double b) const { return problem_.increasing ? b > a : b < a; }
 
-  double Up(double v) const {
-    if (problem_.integer) return std::min(problem_.upper, std::max(v + 1, std::floor(v * 2)));
-    return std::min(problem_.upper, v * kExpansionFactor);
+  // One expansion step by `factor`, toward the safe or the unsafe side, clamped to the domain.
+  double Toward(double v, double factor, bool safe_side) const {
+    const bool up = safe_side != problem_.increasing;
+    double next = up ? v * factor : v / factor;
+    if (problem_.integer) next = up ? std::max(v + 1, std::floor(next)) : std::floor(next);
+    return std::clamp(next, Floor(), problem_.upper);
   }
-  double Down(double v) const {
-    if (problem_.integer) {
-      const double next = std::floor(v / 2);
-      return std::max(problem_.lower_inclusive ? problem_.lower : problem_.lower + 1, next);
-    }
-    const double next = v / kExpansionFactor;
-    if (next <= problem_.lower || next == 0) {
-      return problem_.lower_inclusive ? problem_.lower : v;  // cannot get closer to an open end
-    }
-    return next;
-  }
-  double TowardUnsafe(double v) const { return problem_.increasing ? Up(v) : Down(v); }
-  double TowardSafe(double v) const { return problem_.increasing ? Down(v) : Up(v); }
 
   void Bisect(double safe, double unsafe) {
-    for (int i = 0; i < 400; ++i) {
+    for (int i = 0; i < kMaxBisections; ++i) {
       const double lo = std::min(safe, unsafe);
       const double hi = std::max(safe, unsafe);
       double mid;
@@ -159,6 +180,7 @@ class Solver {
   ConversionOptions options_;
   EpsilonResult last_safe_{};  // ε of the safe probe closest to the boundary
   double last_safe_value_ = 0;
+  double last_epsilon_ = 0;  // ε of the latest probe
   bool have_safe_ = false;
 };
 
@@ -223,6 +245,8 @@ JsonCalibrationResult CalibrateJson(const json& event_with_placeholder, double e
   const Placeholder& p = found.front();
   CalibrationProblem problem;
   problem.parameter = p.field;
+  // Every domain leaves out the value that answers nothing (no noise, zero runs, an empty sample,
+  // a mechanism that releases nothing): a target met only there is unreachable, and reported so.
   const double kHuge = 1e15;  // search cap for unbounded parameters
   if (p.field == "noise_multiplier") {
     problem.increasing = false;
@@ -238,17 +262,17 @@ JsonCalibrationResult CalibrateJson(const json& event_with_placeholder, double e
   } else if (p.field == "sampling_probability") {
     problem.increasing = true;
     problem.lower = 0;
-    problem.lower_inclusive = true;
+    problem.lower_inclusive = false;
     problem.upper = 1;
   } else if (p.field == "epsilon" && (p.kind == "exponential" || p.kind == "pure_dp")) {
     problem.increasing = true;
     problem.lower = 0;
-    problem.lower_inclusive = p.kind == "pure_dp";
+    problem.lower_inclusive = false;
     problem.upper = kHuge;
   } else if (p.field == "rho" && p.kind == "zcdp") {
     problem.increasing = true;
     problem.lower = 0;
-    problem.lower_inclusive = true;
+    problem.lower_inclusive = false;
     problem.upper = kHuge;
   } else {
     throw InvalidArgument(Dotted(p.pointer),
@@ -267,8 +291,13 @@ JsonCalibrationResult CalibrateJson(const json& event_with_placeholder, double e
   };
   (void)Event::FromJson(with_value(problem.integer ? 1.0 : 0.5));
   problem.make_event = [&](double v) { return Event::FromJson(with_value(v)); };
-  CalibrationResult result = Calibrate(problem, epsilon, delta, options);
-  return JsonCalibrationResult{result, with_value(result.value)};
+  try {
+    const CalibrationResult result = Calibrate(problem, epsilon, delta, options);
+    return JsonCalibrationResult{result, with_value(result.value)};
+  } catch (const UnreachableTarget& unreachable) {
+    // The target cannot be met by any value of the field: bad input, named by its JSON path.
+    throw InvalidArgument(Dotted(p.pointer), unreachable.what());
+  }
 }
 
 }  // namespace rdpkit::accountant

@@ -4,6 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "rdpkit/accountant/errors.h"
 
@@ -11,6 +14,7 @@ namespace rdpkit::accountant {
 namespace {
 
 using nlohmann::json;
+using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::ThrowsMessage;
 
@@ -81,7 +85,7 @@ TEST(Calibrate, ImpossibleTargetIsAClearError) {
                                    {"gaussian":{"noise_multiplier":"?"}}]})"),
                             1.0, 1e-6);
       },
-      ThrowsMessage<NumericalError>(HasSubstr("noise_multiplier")));
+      ThrowsMessage<InvalidArgument>(HasSubstr("noise_multiplier")));
   // Even one run is too many.
   EXPECT_THAT(
       [] {
@@ -90,7 +94,94 @@ TEST(Calibrate, ImpossibleTargetIsAClearError) {
                 R"({"self_composed":{"count":"?","event":{"gaussian":{"noise_multiplier":0.1}}}})"),
             1.0, 1e-6);
       },
-      ThrowsMessage<NumericalError>(HasSubstr("count")));
+      ThrowsMessage<InvalidArgument>(HasSubstr("count")));
+  // The C++ API reports the same as a NumericalError (no value of the domain meets the target).
+  CalibrationProblem problem;
+  problem.parameter = "noise_multiplier";
+  problem.make_event = [](double sigma) {
+    return ComposedEvent({LaplaceEvent(0.1), GaussianEvent(sigma)});
+  };
+  problem.upper = 1e15;
+  EXPECT_THAT([&] { (void)Calibrate(problem, 1.0, 1e-6); },
+              ThrowsMessage<NumericalError>(HasSubstr("meets epsilon")));
+}
+
+// Issue 11, item 9: an unreachable target fails at once for every field that can be calibrated,
+// naming the field's JSON path; it never returns a value that answers nothing (q = 0 took 50 s
+// and returned 0.0). Each case costs a handful of evaluations (the safe end is tested first).
+TEST(Calibrate, UnreachableTargetFailsFastForEveryField) {
+  const char* rest = R"({"laplace":{"noise_multiplier":1}})";  // ε = 1 already
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {R"({"gaussian":{"noise_multiplier":"?"}})", "gaussian.noise_multiplier"},
+      {R"({"self_composed":{"count":"?","event":{"gaussian":{"noise_multiplier":1}}}})",
+       "self_composed.count"},
+      {R"({"poisson_sampled":{"sampling_probability":"?","event":{"gaussian":{"noise_multiplier":1}}}})",
+       "poisson_sampled.sampling_probability"},
+      {R"({"exponential":{"epsilon":"?"}})", "exponential.epsilon"},
+      {R"({"pure_dp":{"epsilon":"?"}})", "pure_dp.epsilon"},
+      {R"({"zcdp":{"rho":"?"}})", "zcdp.rho"},
+  };
+  for (const auto& [text, field] : cases) {
+    // The rest of the event spends more than the target.
+    const json with_rest = json::parse(std::string(R"({"composed":[)") + rest + "," + text + "]}");
+    EXPECT_THAT([&] { (void)CalibrateJson(with_rest, 0.5, 1e-5); },
+                ThrowsMessage<InvalidArgument>(AllOf(HasSubstr("composed[1]"), HasSubstr(field),
+                                                     HasSubstr("meets epsilon = 0.5"))))
+        << text;
+  }
+}
+
+// A field that cannot make its event free: one run of a Gaussian at σ = 1 spends too much, and a
+// sampled Gaussian cannot be certified below ε ≈ 0.0024 at δ = 1e-5 however small q is (its curve
+// at high orders is ≈ αc + log q). Returning q = 0 ("sample nothing") is not an answer.
+TEST(Calibrate, TargetsMetOnlyByAnEmptyAnswerAreUnreachable) {
+  EXPECT_THAT(
+      [] {
+        (void)CalibrateJson(
+            json::parse(
+                R"({"self_composed":{"count":"?","event":{"gaussian":{"noise_multiplier":1}}}})"),
+            1e-3, 1e-5);
+      },
+      ThrowsMessage<InvalidArgument>(HasSubstr("self_composed.count")));
+  EXPECT_THAT(
+      [] {
+        (void)CalibrateJson(json::parse(R"({"poisson_sampled":{"sampling_probability":"?",
+                                   "event":{"gaussian":{"noise_multiplier":1}}}})"),
+                            1e-6, 1e-5);
+      },
+      ThrowsMessage<InvalidArgument>(
+          AllOf(HasSubstr("poisson_sampled.sampling_probability"), HasSubstr("(0, 1]"))));
+}
+
+// Issue 11, item 3: calibrating a large exponential ε used to fail (the double curve underflowed).
+TEST(Calibrate, LargeExponentialEpsilon) {
+  for (double target : {800.0, 1000.0}) {
+    ExpectSafeAndTight(R"({"exponential":{"epsilon":"?"}})", target, 1e-5, /*increasing=*/true);
+  }
+}
+
+// Issue 11, item 10: a count that is not exactly a double (2^53 + 1) is refused, not read as 2^53
+// and echoed back as given; 2^53 itself is accepted.
+TEST(Calibrate, CountsBeyondTwoToThe53AreRefused) {
+  const std::string big = "9007199254740993";  // 2^53 + 1
+  EXPECT_THAT(
+      [&] {
+        (void)Event::FromJson(json::parse(R"({"self_composed":{"count":)" + big +
+                                          R"(,"event":{"gaussian":{"noise_multiplier":1e9}}}})"));
+      },
+      ThrowsMessage<InvalidArgument>(
+          AllOf(HasSubstr("self_composed.count"), HasSubstr(big), HasSubstr("2^53"))));
+  EXPECT_THAT(
+      [&] {
+        (void)CalibrateJson(json::parse(R"({"composed":[{"self_composed":{"count":)" + big +
+                                        R"(,"event":{"gaussian":{"noise_multiplier":1e9}}}},
+                           {"gaussian":{"noise_multiplier":"?"}}]})"),
+                            1.0, 1e-5);
+      },
+      ThrowsMessage<InvalidArgument>(HasSubstr(big)));
+  const Event max = Event::FromJson(json::parse(
+      R"({"self_composed":{"count":9007199254740992,"event":{"gaussian":{"noise_multiplier":1}}}})"));
+  EXPECT_EQ(max.get_if<SelfComposedEvent>()->count(), std::uint64_t{1} << 53);
 }
 
 TEST(Calibrate, PlaceholderErrors) {
