@@ -188,5 +188,86 @@ TEST(TrainerConfig, SplitCandidateCountMaximumIsTheOneDocumented) {
   EXPECT_THAT(docs, HasSubstr("count [2, 65534]"));
 }
 
+Schema Features(int m) {
+  Schema schema;
+  for (int f = 0; f < m; ++f) {
+    FeatureSpec spec;
+    spec.name = "x";  // "x" + std::to_string(f) trips GCC 12's -Wrestrict false positive
+    spec.name += std::to_string(f);
+    spec.max = 1;
+    schema.features.push_back(spec);
+  }
+  return schema;
+}
+
+constexpr double kGB = 1e9;
+
+// Issue 11 item 8: 100000 trees of depth 16 were accepted and grew to gigabytes with no end.
+TEST(TrainingMemory, RefusesAModelThatCannotFitNamingTheKeysAndTheEstimate) {
+  json j = Minimal();
+  j["n_estimators"] = 100000;
+  j["max_depth"] = 16;
+  const TrainerConfig big = TrainerConfig::FromJson(j);  // each key alone is in range
+  const MemoryEstimate e = EstimateTrainingMemory(big, Features(2), 200);
+  // 100000 trees × 131071 nodes × (40 bytes in memory + 64 of text): ~1.4 TB.
+  EXPECT_GT(e.model, 1e12);
+  EXPECT_THAT([&] { RequireTrainableInMemory(big, Features(2), 200, 16 * kGB, "test memory"); },
+              ThrowsMessage<InvalidArgument>(
+                  AllOf(HasSubstr("n_estimators = 100000 (max_depth = 16)"), HasSubstr("TB"),
+                        HasSubstr("131071 nodes"), HasSubstr("16.0 GB of test memory"),
+                        HasSubstr("reduce n_estimators or max_depth"))));
+  // And against this machine's memory (no machine has 1.4 TB for this).
+  EXPECT_THAT([&] { RequireTrainableInMemory(big, Features(2), 200); },
+              ThrowsMessage<InvalidArgument>(HasSubstr("n_estimators")));
+  // The defaults on a modest data set fit easily.
+  const TrainerConfig defaults = TrainerConfig::FromJson(Minimal());
+  EXPECT_LT(EstimateTrainingMemory(defaults, Features(50), 100000).total(), 0.2 * kGB);
+  EXPECT_NO_THROW(RequireTrainableInMemory(defaults, Features(50), 100000, 1 * kGB, "test"));
+}
+
+TEST(TrainingMemory, NamesHistogramsAndDataWhenTheyDominate) {
+  json j = Minimal();
+  j["split_method"] = "histogram";
+  j["max_depth"] = 16;
+  j["split_candidates"] = {{"count", 65534}};
+  // 100 features × 32768 nodes × 65536 cells × 16 bytes × 3 copies: ~10 TB of histograms.
+  EXPECT_THAT(
+      [&] {
+        RequireTrainableInMemory(TrainerConfig::FromJson(j), Features(100), 1000, 64 * kGB, "t");
+      },
+      ThrowsMessage<InvalidArgument>(AllOf(HasSubstr("max_depth = 16"),
+                                           HasSubstr("split_candidates.count = 65534"),
+                                           HasSubstr("totally_random"))));
+  // Totally random trees draw no histograms.
+  j["split_method"] = "totally_random";
+  EXPECT_LT(EstimateTrainingMemory(TrainerConfig::FromJson(j), Features(100), 1000).histograms,
+            1 * kGB);
+  EXPECT_THAT(
+      [&] {
+        RequireTrainableInMemory(TrainerConfig::FromJson(Minimal()), Features(1000), 100000000,
+                                 64 * kGB, "t");
+      },
+      ThrowsMessage<InvalidArgument>(AllOf(HasSubstr("data = 100000000 rows × 1000 features"),
+                                           HasSubstr("fewer rows or features"))));
+}
+
+TEST(TrainingMemory, EstimateGrowsWithEveryKeyThatCosts) {
+  const TrainerConfig base = TrainerConfig::FromJson(Minimal());
+  const MemoryEstimate e = EstimateTrainingMemory(base, Features(10), 1000);
+  json more_trees = Minimal();
+  more_trees["n_estimators"] = 200;
+  EXPECT_DOUBLE_EQ(
+      EstimateTrainingMemory(TrainerConfig::FromJson(more_trees), Features(10), 1000).model,
+      2 * e.model);
+  json with_filter = more_trees;
+  with_filter["n_estimators"] = 100;
+  with_filter["renyi_filter"] = {{"extra_rounds", 100}};  // the extra trees are stored too
+  EXPECT_DOUBLE_EQ(
+      EstimateTrainingMemory(TrainerConfig::FromJson(with_filter), Features(10), 1000).model,
+      2 * e.model);
+  EXPECT_GT(EstimateTrainingMemory(base, Features(10), 2000).rows, e.rows);
+  EXPECT_GT(AvailableMemoryBytes(), 0);
+}
+
 }  // namespace
 }  // namespace rdpkit::trees

@@ -1,12 +1,19 @@
 #include "rdpkit/trees/config.h"
 
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <limits>
 #include <set>
 #include <string>
 
 #include "rdpkit/accountant/errors.h"
 #include "rdpkit/accountant/json_input.h"
+#include "rdpkit/trees/model.h"
 
 namespace rdpkit::trees {
 namespace {
@@ -266,6 +273,152 @@ TrainerConfig TrainerConfig::FromJson(const json& j) {
   }
   c.Validate();
   return c;
+}
+
+namespace {
+
+// Bytes per tree node in memory (model.h Node) and in the model text (the reserve of
+// Model::ToText: ~50 bytes are written per node, 64 are reserved).
+constexpr double kNodeTextBytes = 64;
+// Per-row trainer state besides the bins: margins, batch deltas and e^{−F} (3 doubles), the
+// statistics pair (2 doubles), node index, label byte, sample byte, filter state (2 doubles).
+constexpr double kRowStateBytes = 3 * 8 + 2 * 8 + 2 + 1 + 1 + 2 * 8;
+// The process itself (code, libraries, allocator arenas): ~6 MB measured for a tiny run.
+constexpr double kProcessBytes = 8e6;
+
+std::string FormatBytes(double bytes) {
+  const char* units[] = {"B", "KB", "MB", "GB", "TB", "PB"};
+  int u = 0;
+  while (bytes >= 1000 && u < 5) {
+    bytes /= 1000;
+    ++u;
+  }
+  char text[32];
+  std::snprintf(text, sizeof(text), u == 0 ? "%.0f %s" : "%.1f %s", bytes, units[u]);
+  return text;
+}
+
+// A limit in bytes read from a file holding one number ("max" or unreadable: none).
+double ReadLimitFile(const char* path) {
+  std::ifstream in(path);
+  std::string text;
+  if (!(in >> text)) return std::numeric_limits<double>::infinity();
+  char* end = nullptr;
+  const double value = std::strtod(text.c_str(), &end);
+  if (end == text.c_str() || *end != '\0' || !(value > 0)) {
+    return std::numeric_limits<double>::infinity();
+  }
+  return value;
+}
+
+}  // namespace
+
+MemoryEstimate EstimateTrainingMemory(const TrainerConfig& config, const Schema& schema,
+                                      std::size_t n_rows) {
+  // Every term is a double: 100000 trees of depth 16 overflow no integer type here, and the
+  // estimate only needs a few digits.
+  const double n = static_cast<double>(n_rows);
+  const double m = static_cast<double>(schema.features.size());
+  const double q = config.split_candidates.count;
+  const double trees =
+      static_cast<double>(config.n_estimators) +
+      (config.renyi_filter ? static_cast<double>(config.renyi_filter->extra_rounds) : 0.0);
+  const double nodes_per_tree = std::ldexp(1.0, config.max_depth + 1) - 1;
+  MemoryEstimate e;
+  e.model = trees * nodes_per_tree * (static_cast<double>(sizeof(Node)) + kNodeTextBytes);
+  // Data columns and labels (8 bytes a value), 16-bit bins per value and, for Q ≤ 253, the byte
+  // bins row by row and column by column.
+  const double bin_bytes = 2 + (q <= 253 ? 2 : 0);
+  e.rows = n * (m * (8 + bin_bytes) + 8 + kRowStateBytes) + kProcessBytes;
+  e.histograms = 2 * m * q * 8;  // candidates and their refinement
+  const std::string& split = config.split_method;
+  const double k = config.feature_interaction.method == "all"
+                       ? m
+                       : std::min(m, static_cast<double>(config.feature_interaction.k));
+  const bool data_independent =
+      split == "totally_random" || (split == "partially_random" && k == 1);
+  if (!data_independent) {
+    // Histogram(): k features × 2^(d−1) nodes × cells pairs of 16 bytes, one copy per thread, the
+    // sum, and the previous level's (half the size) until it is replaced; cells = Q + 2
+    // (histogram, exponential) or 3 (partially_random).
+    const double cells = split == "partially_random" ? 3 : q + 2;
+    const double level_nodes = std::ldexp(1.0, config.max_depth - 1);
+    const double copies = config.threads + 2;
+    e.histograms += k * level_nodes * cells * 16 * copies;
+  }
+  return e;
+}
+
+double AvailableMemoryBytes(std::string* source) {
+  double limit = std::numeric_limits<double>::infinity();
+  std::string from = "memory";
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page_size = sysconf(_SC_PAGE_SIZE);
+  if (pages > 0 && page_size > 0) {
+    limit = static_cast<double>(pages) * static_cast<double>(page_size);
+    from = "physical memory";
+  }
+  // cgroup v2, then v1: a container's limit is what the kernel enforces.
+  for (const char* path :
+       {"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"}) {
+    const double cgroup = ReadLimitFile(path);
+    if (cgroup < limit) {
+      limit = cgroup;
+      from = std::string("the cgroup memory limit (") + path + ")";
+    }
+  }
+  rlimit address_space{};
+  if (getrlimit(RLIMIT_AS, &address_space) == 0 && address_space.rlim_cur != RLIM_INFINITY &&
+      static_cast<double>(address_space.rlim_cur) < limit) {
+    limit = static_cast<double>(address_space.rlim_cur);
+    from = "the address-space limit (ulimit -v)";
+  }
+  if (source != nullptr) *source = from;
+  return limit;
+}
+
+void RequireTrainableInMemory(const TrainerConfig& config, const Schema& schema, std::size_t n_rows,
+                              double limit_bytes, const std::string& limit_source) {
+  const MemoryEstimate e = EstimateTrainingMemory(config, schema, n_rows);
+  if (e.total() <= limit_bytes) return;
+  const double trees =
+      static_cast<double>(config.n_estimators) +
+      (config.renyi_filter ? static_cast<double>(config.renyi_filter->extra_rounds) : 0.0);
+  const std::string estimate =
+      "an estimated " + FormatBytes(e.total()) + " (model " + FormatBytes(e.model) + ": " +
+      std::to_string(static_cast<long long>(trees)) + " trees of " +
+      std::to_string((2LL << config.max_depth) - 1) + " nodes; data and per-row state " +
+      FormatBytes(e.rows) + "; histograms and candidates " + FormatBytes(e.histograms) +
+      "), more than the " + FormatBytes(limit_bytes) + " of " + limit_source;
+  // Name the key that governs the largest part.
+  if (e.model >= e.rows && e.model >= e.histograms) {
+    throw InvalidArgument("n_estimators",
+                          std::to_string(config.n_estimators) +
+                              " (max_depth = " + std::to_string(config.max_depth) + ")",
+                          "the sizes that fit in memory: training needs " + estimate +
+                              "; reduce n_estimators or max_depth");
+  }
+  if (e.histograms >= e.rows) {
+    throw InvalidArgument(
+        "max_depth",
+        std::to_string(config.max_depth) + " (split_method = \"" + config.split_method +
+            "\", split_candidates.count = " + std::to_string(config.split_candidates.count) + ")",
+        "the sizes that fit in memory: training needs " + estimate +
+            "; reduce max_depth, split_candidates.count, feature_interaction.k "
+            "or threads, or use split_method \"totally_random\"");
+  }
+  throw InvalidArgument(
+      "data",
+      std::to_string(n_rows) + " rows × " + std::to_string(schema.features.size()) + " features",
+      "the sizes that fit in memory: training needs " + estimate +
+          "; train on fewer rows or features");
+}
+
+void RequireTrainableInMemory(const TrainerConfig& config, const Schema& schema,
+                              std::size_t n_rows) {
+  std::string source;
+  const double limit = AvailableMemoryBytes(&source);
+  RequireTrainableInMemory(config, schema, n_rows, limit, source);
 }
 
 json TrainerConfig::ToJson() const {

@@ -555,8 +555,8 @@ Schema SchemaFromData(const std::string& csv_path, const std::string& label, Tas
     }
     spec.min = lo;
     spec.max = hi;
-    schema.features.push_back(std::move(spec));
     RequireFiniteWidth(spec, schema.features.size());
+    schema.features.push_back(std::move(spec));
   }
   if (schema.features.empty()) {
     throw InvalidArgument("data", source + " has no feature columns besides the label");

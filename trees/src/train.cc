@@ -1367,6 +1367,8 @@ Model Trainer::Run() {
   // The model holds no timings: the same seed must give the same model bytes.
   config_.Validate();
   ValidateData();
+  // Refuses, with the estimate, what cannot fit in memory before any of it is allocated.
+  RequireTrainableInMemory(config_, data_.schema, n_);
   const std::string& sm = config_.split_method;
   split_ = sm == "totally_random"     ? SplitMethod::kTotallyRandom
            : sm == "partially_random" ? SplitMethod::kPartiallyRandom
@@ -1471,9 +1473,11 @@ Model Trainer::Run() {
         ComputeStatistics(delta_);
         std::fill(delta_.begin(), delta_.end(), 0.0);
       }
-      if (options_.progress && options_.progress_stream) {
-        *options_.progress_stream << "rdpkit train: " << (t + 1) << "/" << trees << " trees\n";
-      }
+    }
+    // One line per tree, not per batch: a random forest (batch_size = n_estimators) would
+    // otherwise be silent until its end. The CLI shows at most two lines a second.
+    if (options_.progress && options_.progress_stream) {
+      *options_.progress_stream << "rdpkit train: " << (t + 1) << "/" << trees << " trees\n";
     }
   }
 

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "rdpkit/trees/data.h"
+
 namespace rdpkit::trees {
 
 struct TrainerConfig {
@@ -106,6 +108,34 @@ struct TrainerConfig {
   // Every field, with defaults filled in (absent optionals are omitted).
   nlohmann::json ToJson() const;
 };
+
+// Estimated peak memory of Train (and of writing its model) for a configuration on n_rows rows of
+// a schema, in bytes, by part (docs/trees_training.md "What the trainer refuses"): meant to refuse
+// what cannot fit (measured peaks lie below it), not to account for every allocation.
+struct MemoryEstimate {
+  // The trees held in memory ((n_estimators + extra_rounds) · (2^(max_depth+1) − 1) nodes) and
+  // the model text built from them when the model is written.
+  double model = 0;
+  // The data set and the trainer's per-row state (margins, statistics, bins).
+  double rows = 0;
+  // The per-thread histograms of a tree's deepest level (split methods other than totally_random)
+  // and the candidate sets.
+  double histograms = 0;
+  double total() const { return model + rows + histograms; }
+};
+MemoryEstimate EstimateTrainingMemory(const TrainerConfig& config, const Schema& schema,
+                                      std::size_t n_rows);
+// The memory a training run may use: physical memory (sysconf), lowered by a cgroup memory limit
+// or an address-space rlimit when one is set. `source` (optional) receives which one it was.
+double AvailableMemoryBytes(std::string* source = nullptr);
+// Throws InvalidArgument when EstimateTrainingMemory(...).total() > limit_bytes, naming the key to
+// reduce (n_estimators/max_depth for the model, split_candidates.count/max_depth for histograms,
+// the data for the rows) and giving the estimate, its parts and the limit.
+void RequireTrainableInMemory(const TrainerConfig& config, const Schema& schema, std::size_t n_rows,
+                              double limit_bytes, const std::string& limit_source);
+// Same, against AvailableMemoryBytes(). Train calls it before allocating anything.
+void RequireTrainableInMemory(const TrainerConfig& config, const Schema& schema,
+                              std::size_t n_rows);
 
 }  // namespace rdpkit::trees
 

@@ -28,7 +28,7 @@ struct NoiseRecord {
 };
 
 struct TrainOptions {
-  bool progress = true;                        // print one line per batch of trees
+  bool progress = true;                        // print one line per tree
   std::ostream* progress_stream = &std::cerr;  // where progress goes (nullptr: nowhere)
   // When set, every noise draw is appended here (tests; costs memory on large runs).
   std::vector<NoiseRecord>* noise_log = nullptr;
