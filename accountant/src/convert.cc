@@ -100,6 +100,17 @@ template <class Objective>
 Candidate Minimise(const Event& event, const ConversionOptions& options,
                    const Objective& objective) {
   const bool user_orders = !options.orders.empty();
+  // A renyi_filter's curve is finite at its order only: those orders are the whole search.
+  const std::vector<double> filter_orders =
+      user_orders ? std::vector<double>{} : FilterOrders(event);
+  if (!filter_orders.empty()) {
+    Candidate best;
+    for (const double order : filter_orders) {
+      const double v = SafeObjective(objective, order);
+      if (v < best.value || best.order == 0) best = Candidate{order, v};
+    }
+    return best;
+  }
   const std::vector<double>& grid = user_orders ? options.orders : DefaultOrders();
   const bool continuous = HasContinuousOrders(event);
   Candidate best;

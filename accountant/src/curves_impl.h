@@ -198,6 +198,12 @@ Real Rdp(const Event& event, const Real& alpha) {
         } else if constexpr (std::is_same_v<T, SelfComposedEvent>) {
           if (e.count() == 0) return Real(0);
           return static_cast<double>(e.count()) * Rdp(e.event(), alpha);
+        } else if constexpr (std::is_same_v<T, RenyiFilterEvent>) {
+          // Feldman & Zrnic 2021, Thm 4.5: (order, budget)-RDP; no claim at other orders.
+          if (LowerDouble(alpha) == e.order() && UpperDouble(alpha) == e.order()) {
+            return Real(e.budget());
+          }
+          return Real(std::numeric_limits<double>::infinity());
         } else {
           Real sum(0);
           for (const Event& inner : e.events()) sum += Rdp(inner, alpha);

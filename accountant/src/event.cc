@@ -1,5 +1,6 @@
 #include "rdpkit/accountant/event.h"
 
+#include <algorithm>
 #include <cmath>
 #include <numeric>
 #include <string>
@@ -18,6 +19,8 @@ constexpr std::uint64_t kMaxCount = std::uint64_t{1} << 53;
 // The curve uses the weights exactly as given (never renormalised): it is exact for noise drawn
 // with these weights whatever their sum, so the slack only catches typing mistakes.
 constexpr double kWeightSumSlack = 1e-4;
+// Largest filter order: the accountant's largest order (curves.h kMaxOrder).
+constexpr double kMaxFilterOrder = 1e5;
 
 void RequirePositiveFinite(double value, const char* field) {
   Require(std::isfinite(value) && value > 0, field, value, "(0, inf)");
@@ -87,7 +90,15 @@ std::uint64_t ReadWholeNumber(const json& object, const std::string& key, const 
     if (whole < min || whole > kMaxCount) throw InvalidArgument(field, value.dump(), accepted);
     return whole;
   }
-  if (value.is_number_integer()) throw InvalidArgument(field, value.dump(), accepted);
+  if (value.is_number_integer()) {  // signed: JSON built in code ({"count", 30}); text gives
+                                    // unsigned
+    const std::int64_t whole = value.get<std::int64_t>();
+    if (whole < 0 || static_cast<std::uint64_t>(whole) < min ||
+        static_cast<std::uint64_t>(whole) > kMaxCount) {
+      throw InvalidArgument(field, value.dump(), accepted);
+    }
+    return static_cast<std::uint64_t>(whole);
+  }
   const double number = value.get<double>();
   if (!(number >= static_cast<double>(min) && std::floor(number) == number)) {
     throw InvalidArgument(field, FormatNumber(number), accepted);
@@ -247,6 +258,17 @@ Event ParseKind(const std::string& kind, const json& body, const std::string& pa
     Event inner = Parse(body.at("event"), Join(path, "event"));
     return Event(SelfComposedEvent(count, std::move(inner)));
   }
+  if (kind == "renyi_filter") {
+    RequireKeys(body, path, {"order", "budget", "max_rounds", "event"});
+    const double order = ReadNumber(body, "order", path);
+    const double budget = ReadNumber(body, "budget", path);
+    const std::uint64_t rounds = ReadWholeNumber(body, "max_rounds", path, /*min=*/1);
+    if (!body.contains("event"))
+      throw InvalidArgument(Join(path, "event"), "missing required field");
+    Event inner = Parse(body.at("event"), Join(path, "event"));
+    return WithPath(
+        path, [&] { return Event(RenyiFilterEvent(order, budget, rounds, std::move(inner))); });
+  }
   if (kind == "composed") {
     if (!body.is_array()) {
       throw InvalidArgument(path, "expected an array of events, got " + TypeName(body));
@@ -258,10 +280,11 @@ Event ParseKind(const std::string& kind, const json& body, const std::string& pa
     }
     return Event(ComposedEvent(std::move(events)));
   }
-  throw InvalidArgument(path.empty() ? kind : path,
-                        "unknown event \"" + Abbreviate(kind) +
-                            "\" (accepted: gaussian, leaf_balanced_gaussian, laplace, exponential, "
-                            "pure_dp, zcdp, poisson_sampled, self_composed, composed)");
+  throw InvalidArgument(
+      path.empty() ? kind : path,
+      "unknown event \"" + Abbreviate(kind) +
+          "\" (accepted: gaussian, leaf_balanced_gaussian, laplace, exponential, "
+          "pure_dp, zcdp, poisson_sampled, self_composed, composed, renyi_filter)");
 }
 
 Event Parse(const json& j, const std::string& path) {
@@ -345,6 +368,10 @@ PoissonSampledEvent::PoissonSampledEvent(double sampling_probability, Event even
       event_(std::make_shared<const Event>(std::move(event))) {
   Require(sampling_probability >= 0 && sampling_probability <= 1, "sampling_probability",
           sampling_probability, "[0, 1]");
+  if (!FilterOrders(*event_).empty()) {
+    // The subsampling bounds need the inner curve at many orders; a filter gives it at one.
+    throw InvalidArgument("event", "a renyi_filter cannot be Poisson-sampled");
+  }
 }
 
 SelfComposedEvent::SelfComposedEvent(std::uint64_t count, Event event)
@@ -353,6 +380,49 @@ SelfComposedEvent::SelfComposedEvent(std::uint64_t count, Event event)
 }
 
 ComposedEvent::ComposedEvent(std::vector<Event> events) : events_(std::move(events)) {}
+
+RenyiFilterEvent::RenyiFilterEvent(double order, double budget, std::uint64_t max_rounds,
+                                   Event event)
+    : order_(order),
+      budget_(budget),
+      max_rounds_(max_rounds),
+      event_(std::make_shared<const Event>(std::move(event))) {
+  Require(std::isfinite(order) && order > 1 && order <= kMaxFilterOrder, "order", order,
+          "(1, 1e5]");
+  Require(std::isfinite(budget) && budget >= 0, "budget", budget, "[0, inf)");
+  Require(max_rounds >= 1 && max_rounds <= kMaxCount, "max_rounds", static_cast<double>(max_rounds),
+          "[1, 2^53]");
+  if (!FilterOrders(*event_).empty()) {
+    throw InvalidArgument("event", "a renyi_filter cannot run inside another renyi_filter");
+  }
+}
+
+namespace {
+void CollectFilterOrders(const Event& event, std::vector<double>& out) {
+  std::visit(
+      [&](const auto& e) {
+        using T = std::decay_t<decltype(e)>;
+        if constexpr (std::is_same_v<T, RenyiFilterEvent>) {
+          out.push_back(e.order());
+          CollectFilterOrders(e.event(), out);
+        } else if constexpr (std::is_same_v<T, PoissonSampledEvent> ||
+                             std::is_same_v<T, SelfComposedEvent>) {
+          CollectFilterOrders(e.event(), out);
+        } else if constexpr (std::is_same_v<T, ComposedEvent>) {
+          for (const Event& inner : e.events()) CollectFilterOrders(inner, out);
+        }
+      },
+      event.variant());
+}
+}  // namespace
+
+std::vector<double> FilterOrders(const Event& event) {
+  std::vector<double> out;
+  CollectFilterOrders(event, out);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
 
 Event Event::FromJson(const json& j) {
   CheckShape(j);
@@ -386,6 +456,12 @@ json Event::ToJson() const {
                     {"event", e.event().ToJson()}}}};
         } else if constexpr (std::is_same_v<T, SelfComposedEvent>) {
           return {{"self_composed", {{"count", e.count()}, {"event", e.event().ToJson()}}}};
+        } else if constexpr (std::is_same_v<T, RenyiFilterEvent>) {
+          return {{"renyi_filter",
+                   {{"order", e.order()},
+                    {"budget", e.budget()},
+                    {"max_rounds", e.max_rounds()},
+                    {"event", e.event().ToJson()}}}};
         } else {
           json list = json::array();
           for (const Event& inner : e.events()) list.push_back(inner.ToJson());

@@ -32,14 +32,15 @@ Event RunEvent(const TrainingRunProblem& p, double sigma) {
   return ComposedEvent(std::move(parts));
 }
 
-// Certified ε at `order` of the extras plus an RDP of `budget`: the budget enters as a zCDP
-// event with ρ = budget/α rounded up, whose curve at α is ≥ budget.
-EpsilonResult EpsilonWithBudget(const TrainingRunProblem& p, double order, double budget) {
-  std::vector<Event> parts(p.extra_events.begin(), p.extra_events.end());
-  parts.push_back(ZcdpEvent(std::nextafter(budget / order, kInf)));
-  ConversionOptions options;
-  options.orders = {order};
-  return Epsilon(ComposedEvent(std::move(parts)), p.delta, options);
+// The event of the filtered run: up to rounds + extra_rounds rounds under a Rényi filter at
+// `order` with per-record `budget` (Feldman & Zrnic 2021, Thm 4.5), then the extra events. Its
+// curve is finite at `order` only, so Epsilon(event, δ) evaluates there: the ε recorded for a
+// run is exactly what `rdpkit epsilon --event <event> --delta δ` gives back.
+Event FilteredRunEvent(const TrainingRunProblem& p, double sigma, double order, double budget) {
+  std::vector<Event> parts;
+  parts.push_back(RenyiFilterEvent(order, budget, p.rounds + p.extra_rounds, RoundEvent(p, sigma)));
+  for (const Event& e : p.extra_events) parts.push_back(e);
+  return ComposedEvent(std::move(parts));
 }
 
 }  // namespace
@@ -49,6 +50,8 @@ void TrainingRunProblem::Validate() const {
   Require(delta > 0 && delta < 1, "delta", delta, "(0, 1)");
   Require(rounds >= 1 && rounds <= (std::uint64_t{1} << 53), "rounds", static_cast<double>(rounds),
           "[1, 2^53]");
+  Require(extra_rounds <= (std::uint64_t{1} << 53) - rounds, "extra_rounds",
+          static_cast<double>(extra_rounds), "[0, 2^53 - rounds]");
   Require(sampling_probability > 0 && sampling_probability <= 1, "sampling_probability",
           sampling_probability, "(0, 1]");
   if (!leaf_noise_weights.empty()) (void)LeafBalancedGaussianEvent(1.0, leaf_noise_weights);
@@ -92,11 +95,11 @@ TrainingRunCalibration CalibrateTrainingRun(const TrainingRunProblem& problem) {
     const double round_rdp = std::max(by_event, by_table);
     const double budget =
         std::nextafter(static_cast<double>(problem.rounds) * round_rdp * (1 + kBudgetSlack), kInf);
-    const EpsilonResult eps = EpsilonWithBudget(problem, order, budget);
+    Event event = FilteredRunEvent(problem, sigma, order, budget);
+    const EpsilonResult eps = Epsilon(event, problem.delta);
     if (eps.epsilon <= problem.epsilon) {
-      return TrainingRunCalibration{
-          sigma,       order,         round_rdp,      budget,
-          eps.epsilon, problem.delta, eps.conversion, RunEvent(problem, sigma)};
+      return TrainingRunCalibration{sigma,       order,         round_rdp,      budget,
+                                    eps.epsilon, problem.delta, eps.conversion, std::move(event)};
     }
   }
   throw NumericalError(

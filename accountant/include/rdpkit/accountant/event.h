@@ -122,11 +122,34 @@ class ComposedEvent {
   std::vector<Event> events_;
 };
 
+// Up to max_rounds adaptive rounds of the inner event under an individual Rényi filter at one
+// order (Feldman & Zrnic 2021, Thm 4.5; S-BDT §6.5–6.6): a record takes part in a round only while
+// its individual RDP at `order`, summed over the rounds it took part in, stays within `budget`.
+// The run is (order, budget)-RDP and nothing is claimed at any other order, so its curve is
+// `budget` at `order` and +inf elsewhere; ε is evaluated at `order` (convert.h). The inner event
+// and max_rounds describe what ran; they do not enter the curve.
+class RenyiFilterEvent {
+ public:
+  // order ∈ (1, 1e5], budget ∈ [0, inf), max_rounds ∈ [1, 2^53]. The inner event may not contain
+  // another renyi_filter.
+  RenyiFilterEvent(double order, double budget, std::uint64_t max_rounds, Event event);
+  double order() const noexcept { return order_; }
+  double budget() const noexcept { return budget_; }
+  std::uint64_t max_rounds() const noexcept { return max_rounds_; }
+  const Event& event() const noexcept { return *event_; }
+
+ private:
+  double order_;
+  double budget_;
+  std::uint64_t max_rounds_;
+  std::shared_ptr<const Event> event_;
+};
+
 class Event {
  public:
-  using Variant =
-      std::variant<GaussianEvent, LeafBalancedGaussianEvent, LaplaceEvent, ExponentialEvent,
-                   PureDpEvent, ZcdpEvent, PoissonSampledEvent, SelfComposedEvent, ComposedEvent>;
+  using Variant = std::variant<GaussianEvent, LeafBalancedGaussianEvent, LaplaceEvent,
+                               ExponentialEvent, PureDpEvent, ZcdpEvent, PoissonSampledEvent,
+                               SelfComposedEvent, ComposedEvent, RenyiFilterEvent>;
 
   template <class Alternative,
             class = std::enable_if_t<std::is_constructible_v<Variant, Alternative&&> &&
@@ -148,6 +171,10 @@ class Event {
  private:
   Variant variant_;
 };
+
+// The orders of every renyi_filter inside the event (sorted, unique); empty when there is none.
+// Where this is non-empty the event's curve is finite at these orders at most.
+std::vector<double> FilterOrders(const Event& event);
 
 // Convenience builders (these validate like the constructors).
 Event SampledGaussian(double sampling_probability, double noise_multiplier, std::uint64_t count);

@@ -15,9 +15,12 @@
 namespace rdpkit::accountant {
 
 struct TrainingRunProblem {
-  double epsilon = 1.0;               // target ε, (0, inf)
-  double delta = 1e-6;                // target δ, (0, 1)
-  std::uint64_t rounds = 1;           // T regular rounds (trees), [1, 2^53]
+  double epsilon = 1.0;      // target ε, (0, inf)
+  double delta = 1e-6;       // target δ, (0, 1)
+  std::uint64_t rounds = 1;  // T regular rounds (trees), [1, 2^53]
+  // Rounds the filter may run beyond T (S-BDT §6.6); recorded in the event as max_rounds = T +
+  // extra_rounds. They spend no more than the budget, so they do not change σ.
+  std::uint64_t extra_rounds = 0;
   double sampling_probability = 1.0;  // γ per round, (0, 1]; S-BDT §6.3
   // Leaf noise weights r_d (Σ = 1), S-BDT §5.2; empty = one spherical Gaussian.
   std::vector<double> leaf_noise_weights;
@@ -37,7 +40,9 @@ struct TrainingRunCalibration {
   double epsilon;  // certified ε of extras + budget at α̂ (≤ target)
   double delta;
   Conversion conversion;
-  Event event;  // the complete event of the run without the filter
+  // The complete event of the filtered run: {"composed": [{"renyi_filter": {order, budget,
+  // max_rounds, round event}}, extras…]}. Epsilon(event, delta) gives back epsilon exactly.
+  Event event;
 };
 
 // Throws InvalidArgument for a bad problem and NumericalError when no noise meets the target
