@@ -114,8 +114,8 @@ int Run(int argc, char** argv) {
       metric.push_back(binary ? rdpkit::trees::Auc(predictions, test.labels)
                               : rdpkit::trees::Rmse(predictions, test.labels));
       if (model.privacy.contains("epsilon")) epsilons.push_back(model.privacy["epsilon"]);
-      if (model.report.contains("noise_multiplier")) {
-        noise_multiplier = model.report["noise_multiplier"];
+      if (model.training_log.contains("noise_multiplier")) {
+        noise_multiplier = model.training_log["noise_multiplier"];
       }
     }
   }

@@ -228,28 +228,4 @@ nlohmann::json JsonNumber(double value) {
 
 void WriteJson(std::ostream& out, const nlohmann::json& object) { out << object.dump() << "\n"; }
 
-void WriteFileAtomically(const std::string& path, const std::string& text) {
-  namespace fs = std::filesystem;
-  const fs::path target(path);
-  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  std::string temp = (dir / ("." + target.filename().string() + ".XXXXXX")).string();
-  const int fd = mkstemp(temp.data());
-  if (fd < 0) throw InvalidArgument("out", "cannot create a file in \"" + dir.string() + "\"");
-  FILE* file = fdopen(fd, "wb");
-  const bool written = file != nullptr &&
-                       std::fwrite(text.data(), 1, text.size(), file) == text.size() &&
-                       std::fflush(file) == 0 && fsync(fd) == 0;
-  if (file != nullptr) std::fclose(file);
-  if (!written) {
-    std::remove(temp.c_str());
-    throw InvalidArgument("out", "cannot write \"" + path + "\"");
-  }
-  std::error_code error;
-  fs::rename(temp, target, error);
-  if (error) {
-    std::remove(temp.c_str());
-    throw InvalidArgument("out", "cannot rename onto \"" + path + "\": " + error.message());
-  }
-}
-
 }  // namespace rdpkit::tools

@@ -60,9 +60,6 @@ void WriteJson(std::ostream& out, const nlohmann::json& object);
 // A double for JSON output: finite numbers as numbers, others as "inf"/"-inf"/"nan".
 nlohmann::json JsonNumber(double value);
 
-// Writes text to path atomically: a temporary file in the same folder, then rename.
-void WriteFileAtomically(const std::string& path, const std::string& text);
-
 }  // namespace rdpkit::tools
 
 #endif  // RDPKIT_TOOLS_CLI_H_

@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "rdpkit/accountant/errors.h"
 #include "rdpkit/trees/data.h"
+#include "rdpkit/trees/file_output.h"
 #include "rdpkit/trees/model.h"
 #include "trees_commands.h"
 

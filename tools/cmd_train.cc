@@ -10,6 +10,7 @@
 #include "rdpkit/accountant/errors.h"
 #include "rdpkit/trees/config.h"
 #include "rdpkit/trees/data.h"
+#include "rdpkit/trees/file_output.h"
 #include "rdpkit/trees/train.h"
 #include "trees_commands.h"
 
@@ -69,6 +70,11 @@ class ElapsedLines : public std::streambuf {
   std::string held_;                             // the latest complete line not yet shown
 };
 
+constexpr const char* kTrainingLogNotice =
+    "NOT differentially private: exact counts of the training data (rows, clipped values, "
+    "records the Renyi filter retired). A local log for the operator; do not publish it. The "
+    "model file holds none of it.";
+
 trees::Task TaskOfObjective(const std::string& objective) {
   return objective == "binary:logistic" ? trees::Task::kBinary : trees::Task::kRegression;
 }
@@ -120,33 +126,47 @@ int RunTrain(const TrainArgs& args, std::ostream& out) {
   trees::Model model = trees::Train(
       data, config,
       {.progress = progress.has_value(), .progress_stream = progress ? &*progress : nullptr});
+  progress.reset();  // flushes the last progress line before anything else goes to stderr
+  progress_lines.reset();
   model.schema = data.schema;
-  if (args.bounds_from_data) {
-    model.privacy["bounds_from_data"] = true;
-    model.privacy["warning"] =
-        "feature bounds were taken from the training data; epsilon does not cover them";
-  }
   model.Save(args.out);
 
+  // The training log: exact data-dependent counts for the operator, covered by no epsilon. It
+  // goes to --report (a file that says so) and, summarised, to stderr; never to the model file
+  // or to stdout (DESIGN.md §6).
+  nlohmann::json log = model.training_log;
   nlohmann::json clipped = nlohmann::json::object();
   for (std::size_t f = 0; f < data.n_features(); ++f) {
     if (data.clipped[f] > 0) clipped[data.feature_names[f]] = data.clipped[f];
   }
-  nlohmann::json summary = {
-      {"model", args.out},
-      {"n_rows", data.n_rows()},
-      {"n_trees", model.trees.size()},
-      {"clipped", clipped},
-      {"total_clipped", data.total_clipped()},
-      {"seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()}};
+  log["clipped"] = clipped;
+  log["notice"] = kTrainingLogNotice;
+  log["model"] = args.out;
+  if (!args.report.empty()) trees::WriteFileAtomically(args.report, log.dump(2) + "\n", "report");
+  if (args.err != nullptr && !args.quiet) {
+    *args.err << "rdpkit train: training log (NOT differentially private, do not publish): "
+              << data.n_rows() << " rows, " << data.total_clipped() << " values clipped into the "
+              << "schema bounds"
+              << (args.report.empty() ? std::string(" (--report FILE writes the full log)")
+                                      : " (full log in " + args.report + ")")
+              << "\n"
+              << std::flush;
+  }
+
+  // stdout: what the model file itself releases, nothing more.
   const auto& privacy = model.privacy;
   const bool is_private = !privacy.contains("private") || privacy["private"] != false;
-  summary["private"] = is_private;
+  nlohmann::json summary = {
+      {"model", args.out},
+      {"n_trees", model.trees.size()},
+      {"private", is_private},
+      {"seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()}};
   summary["epsilon"] = privacy.contains("epsilon") ? privacy["epsilon"] : nlohmann::json(nullptr);
   summary["delta"] = privacy.contains("delta") ? privacy["delta"] : nlohmann::json(nullptr);
-  summary["noise_multiplier"] = model.report.contains("noise_multiplier")
-                                    ? model.report["noise_multiplier"]
+  summary["noise_multiplier"] = model.training_log.contains("noise_multiplier")
+                                    ? model.training_log["noise_multiplier"]
                                     : nlohmann::json(nullptr);
+  if (!args.report.empty()) summary["report"] = args.report;
   if (args.bounds_from_data) summary["bounds_from_data"] = true;
   WriteJson(out, summary);
   return 0;
@@ -164,7 +184,9 @@ void RegisterTrain(CLI::App& app, Action& action) {
   sub->add_option("--label", args->label, "name of the label column (default: label)");
   sub->add_flag("--bounds-from-data", args->bounds_from_data,
                 "take feature bounds from the data instead of a schema (LEAKS PRIVACY)");
-  sub->add_flag("--quiet", args->quiet, "no progress line on stderr");
+  sub->add_option("--report", args->report,
+                  "write the training log (exact counts, NOT private) to this JSON file");
+  sub->add_flag("--quiet", args->quiet, "no progress line or training-log summary on stderr");
   sub->callback(
       [args, &action] { action = [args](std::ostream& out) { return RunTrain(*args, out); }; });
 }

@@ -17,12 +17,14 @@ struct TrainArgs {
   std::string config;              // trainer config: file path, "-" for stdin, or inline {...}
   std::string out;                 // model file to write (atomically), required
   std::string label = "label";     // name of the label column
+  std::string report;              // training log file (exact counts, not private); empty: none
   bool bounds_from_data = false;   // take feature bounds from the data (leaks privacy; warns)
   bool quiet = false;              // no progress line
   std::ostream* err = &std::cerr;  // warnings and progress (tests capture them)
 };
-// Prints {"epsilon", "delta", "n_trees", "noise_multiplier", "clipped", "total_clipped",
-// "seconds", "model", ...} on out.
+// Prints {"model", "n_trees", "private", "epsilon", "delta", "noise_multiplier", "seconds"} on
+// out: only what the model file releases. Exact counts (rows, clipped values, …) form the
+// training log: summarised on err, written whole to args.report.
 int RunTrain(const TrainArgs& args, std::ostream& out);
 
 struct PredictArgs {

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "rdpkit/accountant/convert.h"
+#include "rdpkit/accountant/errors.h"
 #include "rdpkit/accountant/event.h"
 #include "rdpkit/trees/train.h"
 #include "synthetic_data.h"
@@ -66,10 +67,10 @@ TEST_P(QueryCountCase, MatchesHandCountAndTheTrainedModel) {
   TrainOptions options;
   options.progress = false;
   const Model model = Train(data, config, options);
-  EXPECT_EQ(model.report["queries"]["candidate"], c.candidate);
-  EXPECT_EQ(model.report["queries"]["split"], c.split);
-  EXPECT_EQ(model.report["queries"]["leaf"], c.leaf);
-  const double sigma = model.report["noise_multiplier"];
+  EXPECT_EQ(model.training_log["queries"]["candidate"], c.candidate);
+  EXPECT_EQ(model.training_log["queries"]["split"], c.split);
+  EXPECT_EQ(model.training_log["queries"]["leaf"], c.leaf);
+  const double sigma = model.training_log["noise_multiplier"];
   json pair = config.leaf_noise_weights.empty()
                   ? Gaussian(sigma)
                   : json{{"leaf_balanced_gaussian",
@@ -90,7 +91,7 @@ TEST_P(QueryCountCase, MatchesHandCountAndTheTrainedModel) {
 
   // `rdpkit epsilon` on the stored event: certified ε ≤ target, and equal to the recorded one.
   const double delta = model.privacy["delta"];
-  EXPECT_DOUBLE_EQ(delta, 1.0 / 300);
+  EXPECT_DOUBLE_EQ(delta, 1e-3);  // the largest power of ten below 1/300
   const auto eps = accountant::Epsilon(Event::FromJson(model.privacy["event"]), delta);
   EXPECT_LE(eps.epsilon, kTargetEpsilon);
   EXPECT_GT(eps.epsilon, 0.999 * kTargetEpsilon);  // calibration is tight, not wasteful
@@ -224,15 +225,26 @@ TEST(BuildEvent, InitialScoreSpendsItsShareAsTwoLaplaceReleases) {
   EXPECT_EQ(got["composed"][1], Repeat(10, Gaussian(2.0)));
 }
 
-TEST(PlanPrivacy, DeltaDefaultsToOneOverN) {
+TEST(PlanPrivacy, DeltaDefaultsToAPowerOfTenBelowOneOverN) {
   const PrivacyPlan plan = PlanPrivacy(Config(json::object()), 1000, kFeatures);
-  EXPECT_DOUBLE_EQ(plan.delta, 1e-3);
+  EXPECT_DOUBLE_EQ(plan.delta, 1e-4);  // strictly below 1/1000
   EXPECT_TRUE(plan.delta_from_n);
   const PrivacyPlan explicit_delta =
       PlanPrivacy(Config({{"privacy", {{"epsilon", 1.0}, {"delta", 1e-6}}}}), 1000, kFeatures);
   EXPECT_DOUBLE_EQ(explicit_delta.delta, 1e-6);
   EXPECT_FALSE(explicit_delta.delta_from_n);
   EXPECT_GT(explicit_delta.noise_multiplier, plan.noise_multiplier);
+  // A given δ of 1/n or more is refused by name unless accepted explicitly.
+  EXPECT_THAT(
+      [&] {
+        (void)PlanPrivacy(Config({{"privacy", {{"epsilon", 1.0}, {"delta", 1e-3}}}}), 1000,
+                          kFeatures);
+      },
+      ::testing::ThrowsMessage<InvalidArgument>(::testing::HasSubstr("privacy.delta = 0.001")));
+  const PrivacyPlan accepted = PlanPrivacy(
+      Config({{"privacy", {{"epsilon", 1.0}, {"delta", 1e-3}, {"allow_large_delta", true}}}}), 1000,
+      kFeatures);
+  EXPECT_DOUBLE_EQ(accepted.delta, 1e-3);
 }
 
 TEST(PlanPrivacy, SubsamplingAndInitialScoreStayWithinTarget) {

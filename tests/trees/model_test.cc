@@ -55,7 +55,7 @@ Model SampleModel() {
   model.config = {{"n_estimators", 2}, {"seed", 7}};
   model.privacy = {
       {"epsilon", 1.0}, {"delta", 1e-5}, {"event", {{"gaussian", {{"noise_multiplier", 3.5}}}}}};
-  model.report = {{"clipped", {{"x0", 2}}}};
+  model.training_log = {{"n_rows", 1234}, {"clipped", {{"x0", 2}}}};
   model.schema = Schema::FromJson(
       {{"task", "binary"},
        {"features",
@@ -208,9 +208,13 @@ TEST(ModelFile, HasTheDesignedTopLevelShape) {
   EXPECT_EQ(json["format"], "rdpkit-model");
   EXPECT_EQ(json["version"], 1);
   for (const char* key :
-       {"objective", "base_score", "feature_names", "trees", "config", "privacy", "report"}) {
+       {"objective", "base_score", "feature_names", "trees", "config", "privacy", "schema"}) {
     EXPECT_TRUE(json.contains(key)) << key;
   }
+  // The training log (exact counts, covered by no ε) never reaches the model file.
+  EXPECT_EQ(json.size(), 9u);
+  EXPECT_FALSE(json.contains("report"));
+  EXPECT_EQ(SampleModel().ToText().find("1234"), std::string::npos);
   EXPECT_EQ(json["privacy"]["event"]["gaussian"]["noise_multiplier"], 3.5);
 }
 

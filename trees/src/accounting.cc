@@ -188,6 +188,22 @@ Event BuildEvent(const TrainerConfig& config, const QueryCounts& counts, double 
   return Compose(std::move(parts));
 }
 
+double DefaultDelta(std::size_t n_rows) {
+  // 10^−k with 10^k the smallest power of ten above n: δ < 1/n (δ ≪ 1/n is the usual advice,
+  // Dwork & Roth 2014 §2.3), and δ reveals only the number of decimal digits of n.
+  double power = 10;
+  for (std::size_t bound = 10; bound <= n_rows && power < 1e300; bound *= 10) {
+    power *= 10;
+    if (bound > std::numeric_limits<std::size_t>::max() / 10) break;
+  }
+  return 1 / power;
+}
+
+const char* DefaultDeltaSource() {
+  return "default: the largest power of ten below 1/n, n the number of training rows (the "
+         "released delta reveals the number of decimal digits of n)";
+}
+
 PrivacyPlan PlanPrivacy(const TrainerConfig& config, std::size_t n_rows, int n_features) {
   PrivacyPlan plan;
   plan.counts = CountQueries(config, n_features);
@@ -195,10 +211,19 @@ PrivacyPlan PlanPrivacy(const TrainerConfig& config, std::size_t n_rows, int n_f
   if (config.non_private || !config.privacy) return plan;
   if (config.privacy->delta) {
     plan.delta = *config.privacy->delta;
+    // δ ≥ 1/n admits mechanisms that publish a whole record (e.g. one chosen at random is
+    // (0, 1/n)-DP), so it is refused unless the user accepts it by name.
+    if (!config.privacy->allow_large_delta && n_rows > 0 &&
+        plan.delta >= 1.0 / static_cast<double>(n_rows)) {
+      throw InvalidArgument("privacy.delta", FormatNumber(plan.delta),
+                            "(0, 1/n) with n = " + std::to_string(n_rows) +
+                                " training rows, i.e. below " +
+                                FormatNumber(1.0 / static_cast<double>(n_rows)) +
+                                " (a delta of 1/n or more admits releasing a whole record; set "
+                                "privacy.allow_large_delta: true to accept it anyway)");
+    }
   } else {
-    Require(n_rows >= 2, "privacy.delta", 1.0 / static_cast<double>(n_rows),
-            "(0, 1): the default 1/n needs n >= 2 training rows");
-    plan.delta = 1.0 / static_cast<double>(n_rows);
+    plan.delta = DefaultDelta(n_rows);
     plan.delta_from_n = true;
   }
   if (config.initial_score) {
@@ -215,6 +240,7 @@ PrivacyPlan PlanPrivacy(const TrainerConfig& config, std::size_t n_rows, int n_f
     run.epsilon = config.privacy->epsilon;
     run.delta = plan.delta;
     run.rounds = static_cast<std::uint64_t>(config.n_estimators);
+    run.extra_rounds = static_cast<std::uint64_t>(config.renyi_filter->extra_rounds);
     run.sampling_probability = config.subsample;
     run.leaf_noise_weights = config.leaf_noise_weights;
     if (config.initial_score) {

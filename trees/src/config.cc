@@ -243,12 +243,15 @@ TrainerConfig TrainerConfig::FromJson(const json& j) {
       c.initial_score = s;
     } else if (key == "privacy") {
       if (v.is_null()) continue;
-      RejectUnknownKeys(v, key, {"epsilon", "delta"});
+      RejectUnknownKeys(v, key, {"epsilon", "delta", "allow_large_delta"});
       if (!v.contains("epsilon")) throw InvalidArgument("privacy.epsilon", "missing");
       Privacy p;
       p.epsilon = GetNumber(v["epsilon"], "privacy.epsilon");
       if (v.contains("delta") && !v["delta"].is_null()) {
         p.delta = GetNumber(v["delta"], "privacy.delta");
+      }
+      if (v.contains("allow_large_delta")) {
+        p.allow_large_delta = GetBool(v["allow_large_delta"], "privacy.allow_large_delta");
       }
       c.privacy = p;
     } else if (key == "non_private") {
@@ -457,6 +460,7 @@ json TrainerConfig::ToJson() const {
   if (privacy) {
     j["privacy"] = {{"epsilon", privacy->epsilon}};
     if (privacy->delta) j["privacy"]["delta"] = *privacy->delta;
+    if (privacy->allow_large_delta) j["privacy"]["allow_large_delta"] = true;
   }
   if (renyi_filter) j["renyi_filter"] = {{"extra_rounds", renyi_filter->extra_rounds}};
   if (seed) j["seed"] = *seed;

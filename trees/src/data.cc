@@ -528,6 +528,7 @@ Schema SchemaFromData(const std::string& csv_path, const std::string& label, Tas
   const RawTable table = ReadTable(text, source, targets_of_header, targets);
   Schema schema;
   schema.task = task;
+  schema.bounds_from_data = true;
   for (std::size_t c = 0; c < table.header.size(); ++c) {
     if (targets[c].kind != ColumnTarget::kFeature) continue;
     FeatureSpec spec;

@@ -12,6 +12,7 @@
 
 #include "rdpkit/accountant/errors.h"
 #include "rdpkit/accountant/json_input.h"
+#include "rdpkit/trees/file_output.h"
 
 namespace rdpkit::trees {
 namespace {
@@ -235,8 +236,7 @@ nlohmann::json Model::ToJson(bool with_trees) const {
                          {"feature_names", feature_names},
                          {"trees", std::move(tree_list)},
                          {"config", config},
-                         {"privacy", privacy},
-                         {"report", report}};
+                         {"privacy", privacy}};
   if (!schema.features.empty()) json["schema"] = schema.ToJson();
   return json;
 }
@@ -254,9 +254,11 @@ Model Model::FromJson(const nlohmann::json& json) {
     throw InvalidArgument("version", version.dump(),
                           "{1} (this rdpkit reads model files of version 1)");
   }
+  // "report": files written before the training log left the model file carried one; it is
+  // accepted and ignored (never read into the model, never written again).
   static const std::set<std::string> kKeys = {"format", "version",       "objective", "base_score",
                                               "trees",  "feature_names", "config",    "privacy",
-                                              "report", "schema"};
+                                              "schema", "report"};
   for (const auto& item : json.items()) {
     if (kKeys.count(item.key()) == 0) throw InvalidArgument(item.key(), "unknown model key");
   }
@@ -306,10 +308,6 @@ Model Model::FromJson(const nlohmann::json& json) {
   if (!model.config.is_object()) throw InvalidArgument("config", "must be a JSON object");
   model.privacy = Member(json, "privacy", "privacy");
   if (!model.privacy.is_object()) throw InvalidArgument("privacy", "must be a JSON object");
-  if (json.contains("report")) {
-    model.report = json["report"];
-    if (!model.report.is_object()) throw InvalidArgument("report", "must be a JSON object");
-  }
   if (json.contains("schema")) {
     model.schema = Schema::FromJson(json["schema"]);
     std::vector<std::string> schema_names;
@@ -445,38 +443,6 @@ Model Model::Load(const std::string& path) {
     return FromJson(json);
   } catch (const InvalidArgument& error) {
     throw InvalidArgument("model", "\"" + path + "\": " + error.what());
-  }
-}
-
-void WriteFileAtomically(const std::string& path, const std::string& text,
-                         const std::string& field) {
-  namespace fs = std::filesystem;
-  const fs::path target(path);
-  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  std::string name = ".";  // built by appending: GCC 12 misreports "." + string (-Wrestrict)
-  name += target.filename().string();
-  name += ".tmp.XXXXXX";
-  std::string temp = (dir / name).string();
-  const int fd = mkstemp(temp.data());
-  if (fd < 0) throw InvalidArgument(field, "cannot create a file in \"" + dir.string() + "\"");
-  std::FILE* file = fdopen(fd, "wb");
-  const bool written = file != nullptr &&
-                       std::fwrite(text.data(), 1, text.size(), file) == text.size() &&
-                       std::fflush(file) == 0 && fsync(fd) == 0;
-  if (file != nullptr) {
-    std::fclose(file);
-  } else {
-    close(fd);
-  }
-  if (!written) {
-    std::remove(temp.c_str());
-    throw InvalidArgument(field, "cannot write \"" + path + "\"");
-  }
-  std::error_code error;
-  fs::rename(temp, target, error);
-  if (error) {
-    std::remove(temp.c_str());
-    throw InvalidArgument(field, "cannot rename onto \"" + path + "\": " + error.message());
   }
 }
 

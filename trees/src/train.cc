@@ -1499,9 +1499,7 @@ Model Trainer::Run() {
       report["exponential_selections"] = exponential_selections_;
     }
     if (config_.initial_score) report["initial_score_epsilon"] = plan_.initial_score_epsilon;
-    report["delta_source"] = plan_.delta_from_n
-                                 ? "1/n with n the number of training rows (treated as public)"
-                                 : "config";
+    report["delta_source"] = plan_.delta_from_n ? DefaultDeltaSource() : "config";
   }
   if (filter_) {
     report["renyi_filter"] = {{"order", plan_.filter_order},
@@ -1510,29 +1508,30 @@ Model Trainer::Run() {
                               {"records_sitting_out", filtered_out_},
                               {"active_records", filter_->NumActive()}};
   }
-  if (noisy_ && !quantile) {
+  const bool bounds_from_data = data_.schema.bounds_from_data;
+  if (noisy_ && !quantile && !bounds_from_data) {
+    // With the filter the event holds a renyi_filter (order α̂, budget, max_rounds T + extra):
+    // the run is (α̂, budget)-RDP (Feldman & Zrnic 2021, Thm 4.5) and `rdpkit epsilon --event`
+    // evaluates it at α̂, giving back exactly plan_.epsilon.
     model.privacy = {
         {"epsilon", plan_.epsilon}, {"delta", plan_.delta}, {"event", plan_.event->ToJson()}};
-    if (filter_) {
-      // The filtered run is (α̂, budget)-RDP (Feldman & Zrnic 2021, Thm 4.5): its ε is the event's
-      // ε at the order α̂ alone (`rdpkit epsilon --event … --orders α̂`), not at a better order.
-      model.privacy["renyi_filter"] = {{"order", plan_.filter_order},
-                                       {"budget", plan_.filter_budget},
-                                       {"extra_rounds", config_.renyi_filter->extra_rounds}};
-    }
   } else {
-    model.privacy = {{"private", false},
-                     {"reason", config_.non_private
-                                    ? "non_private: true (no noise was added)"
-                                    : "split_candidates.method = quantile uses exact quantiles of "
-                                      "the training data"}};
+    model.privacy = {
+        {"private", false},
+        {"reason", config_.non_private ? "non_private: true (no noise was added)"
+                   : quantile ? "split_candidates.method = quantile uses exact quantiles of "
+                                "the training data"
+                              : "the feature bounds were taken from the training data "
+                                "(--bounds-from-data): they are released with the model "
+                                "and no epsilon covers them"}};
+    if (bounds_from_data) model.privacy["bounds_from_data"] = true;
     if (noisy_) {
       model.privacy["noise_event"] = plan_.event->ToJson();
       model.privacy["noise_epsilon"] = plan_.epsilon;
       model.privacy["delta"] = plan_.delta;
     }
   }
-  model.report = report;
+  model.training_log = std::move(report);
   return model;
 }
 

@@ -64,7 +64,7 @@ struct PrivacyPlan {
   double exponential_epsilon = 0;    // ε per exponential selection (0 if unused)
   double initial_score_epsilon = 0;  // pure ε of the initial score (0 if unused)
   double delta = 0;
-  bool delta_from_n = false;  // δ defaulted to 1/n
+  bool delta_from_n = false;  // δ defaulted to DefaultDelta(n)
   double epsilon = 0;         // certified ε of event at delta
   double calibration_seconds = 0;
   std::optional<accountant::Event> event;
@@ -73,8 +73,14 @@ struct PrivacyPlan {
   double filter_order = 0;
   double filter_budget = 0;
 };
-// n_rows is the number of training rows; it sets δ = 1/n when the config gives none (this treats
-// n as public, see docs/trees_training.md).
+// The δ used when the config gives none: 10^−k, the largest power of ten strictly below 1/n, so
+// that δ < 1/n and the released δ reveals only the number of decimal digits of n.
+double DefaultDelta(std::size_t n_rows);
+// Text for the training log's "delta_source" when DefaultDelta was used.
+const char* DefaultDeltaSource();
+
+// n_rows is the number of training rows: it sets δ = DefaultDelta(n) when the config gives none,
+// and a given δ must be below 1/n unless privacy.allow_large_delta (docs/trees_training.md).
 PrivacyPlan PlanPrivacy(const TrainerConfig& config, std::size_t n_rows, int n_features);
 
 }  // namespace rdpkit::trees

@@ -81,8 +81,12 @@ struct TrainerConfig {
 
   // Target (ε, δ) of the whole training run.
   struct Privacy {
-    double epsilon = 1;           // (0, inf)
-    std::optional<double> delta;  // (0, 1); absent: 1/n with n the number of training rows
+    double epsilon = 1;  // (0, inf)
+    // (0, 1) and below 1/n (n training rows) unless allow_large_delta; absent: the largest power
+    // of ten below 1/n (accounting.h DefaultDelta).
+    std::optional<double> delta;
+    // true accepts δ ≥ 1/n: such a δ admits releasing a whole record (docs/trees_training.md).
+    bool allow_large_delta = false;
   };
   // Required unless non_private is true.
   std::optional<Privacy> privacy;

@@ -28,6 +28,9 @@ struct FeatureSpec {
 struct Schema {
   Task task = Task::kBinary;
   std::vector<FeatureSpec> features;
+  // true when the bounds were read off the training data (SchemaFromData): they are not public,
+  // so a model trained with them is never called private. Not part of the schema JSON.
+  bool bounds_from_data = false;
 
   // DESIGN.md §4: {"task": "binary"|"regression", "features": [{"name", "min", "max",
   // "categorical", "n_codes"}, ...]}. Descriptive keys (name, origin, n_missing, codes, ...) are

@@ -53,7 +53,11 @@ struct Model {
   nlohmann::json config = nlohmann::json::object();   // the trainer configuration used
   nlohmann::json privacy = nlohmann::json::object();  // {"epsilon", "delta", "event"} (DESIGN §6);
                                                       // non-private runs: {"private": false, ...}
-  nlohmann::json report = nlohmann::json::object();   // training report (clipped counts, ...)
+  // The local training log of the run that produced the model (row count, clipped values, query
+  // counts, records the Rényi filter retired, …). Exact data-dependent counts that no ε covers:
+  // for the operator only, NEVER written to the model file (ToJson/Save leave it out) and not read
+  // back by Load. DESIGN.md §6, docs/trees.md "What the model file releases".
+  nlohmann::json training_log = nlohmann::json::object();
   // The schema the model was trained with (bounds, categorical codes), so `predict` reads new data
   // the same way. Optional: empty features = unknown (then prediction data is read unclipped).
   Schema schema;
@@ -83,11 +87,6 @@ struct Model {
 
 // Logistic sigmoid 1/(1+e^{-x}), computed without overflow for large |x|.
 double Sigmoid(double margin);
-
-// Writes text to path atomically: temporary file in the same folder, fsync, then rename. Errors
-// are InvalidArgument naming field.
-void WriteFileAtomically(const std::string& path, const std::string& text,
-                         const std::string& field = "out");
 
 }  // namespace rdpkit::trees
 

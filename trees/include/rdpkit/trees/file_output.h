@@ -1,0 +1,23 @@
+// Atomic file output for the model file and prediction CSVs (DESIGN.md §6): the text goes to a
+// temporary file beside the target, is flushed to disk, then renamed over the target, so a crash
+// never leaves a half-written file and an existing file is either kept or fully replaced.
+#ifndef RDPKIT_TREES_FILE_OUTPUT_H_
+#define RDPKIT_TREES_FILE_OUTPUT_H_
+
+#include <string>
+
+namespace rdpkit::trees {
+
+// Writes text to path atomically. The target must be a regular file or not exist yet: a symbolic
+// link, directory, FIFO, socket or device is refused (InvalidArgument naming field), never
+// replaced. An existing file keeps its permission bits; a new one gets 0666 less the umask, as
+// any program's output. The temporary file is named ".<name>.<pid>.rdpkit-tmp.<random>"; it is
+// removed on failure and, while the write runs, on SIGINT, SIGTERM and SIGHUP (when those have
+// their default action). Temporaries left by a killed process (SIGKILL, power loss) are removed by
+// the next write to the same target once their process is gone.
+void WriteFileAtomically(const std::string& path, const std::string& text,
+                         const std::string& field = "out");
+
+}  // namespace rdpkit::trees
+
+#endif  // RDPKIT_TREES_FILE_OUTPUT_H_

@@ -1,0 +1,181 @@
+#include "rdpkit/trees/file_output.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <optional>
+#include <random>
+#include <string>
+
+#include "rdpkit/accountant/errors.h"
+
+namespace rdpkit::trees {
+namespace {
+
+constexpr const char* kTempTag = ".rdpkit-tmp.";
+constexpr int kCleanupSignals[] = {SIGINT, SIGTERM, SIGHUP};
+
+// The temporary file being written, for the signal handler (a fixed buffer: the handler may only
+// call async-signal-safe functions, and unlink and raise are).
+char pending_temp[4096];
+volatile std::sig_atomic_t have_pending_temp = 0;
+
+extern "C" void RemoveTempAndReraise(int signal_number) {
+  if (have_pending_temp != 0) unlink(pending_temp);
+  std::signal(signal_number, SIG_DFL);
+  std::raise(signal_number);
+}
+
+// Installs the cleanup handler for each signal whose action is the default, and restores those
+// on destruction. Signals the program handles itself are left alone.
+class SignalCleanup {
+ public:
+  explicit SignalCleanup(const std::string& temp) {
+    if (temp.size() >= sizeof(pending_temp)) return;
+    std::memcpy(pending_temp, temp.c_str(), temp.size() + 1);
+    have_pending_temp = 1;
+    for (std::size_t i = 0; i < std::size(kCleanupSignals); ++i) {
+      struct sigaction current {};
+      if (sigaction(kCleanupSignals[i], nullptr, &current) != 0) continue;
+      if (current.sa_handler != SIG_DFL) continue;
+      struct sigaction cleanup {};
+      cleanup.sa_handler = RemoveTempAndReraise;
+      sigemptyset(&cleanup.sa_mask);
+      installed_[i] = sigaction(kCleanupSignals[i], &cleanup, nullptr) == 0;
+    }
+  }
+  ~SignalCleanup() {
+    for (std::size_t i = 0; i < std::size(kCleanupSignals); ++i) {
+      if (installed_[i]) std::signal(kCleanupSignals[i], SIG_DFL);
+    }
+    have_pending_temp = 0;
+  }
+  SignalCleanup(const SignalCleanup&) = delete;
+  SignalCleanup& operator=(const SignalCleanup&) = delete;
+
+ private:
+  bool installed_[std::size(kCleanupSignals)] = {};
+};
+
+const char* KindOf(mode_t mode) {
+  if (S_ISLNK(mode)) return "a symbolic link";
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISCHR(mode) || S_ISBLK(mode)) return "a device";
+  return "not a regular file";
+}
+
+// Removes ".<name>.<pid>.rdpkit-tmp.*" files in dir whose process no longer exists.
+void RemoveStaleTemporaries(const std::string& dir, const std::string& name) {
+  DIR* listing = opendir(dir.c_str());
+  if (listing == nullptr) return;
+  const std::string prefix = "." + name + ".";
+  while (const dirent* entry = readdir(listing)) {
+    const std::string file = entry->d_name;
+    if (file.compare(0, prefix.size(), prefix) != 0) continue;
+    const std::size_t tag = file.find(kTempTag, prefix.size());
+    if (tag == std::string::npos || tag == prefix.size()) continue;
+    const std::string pid_text = file.substr(prefix.size(), tag - prefix.size());
+    if (pid_text.find_first_not_of("0123456789") != std::string::npos || pid_text.size() > 9) {
+      continue;
+    }
+    const long pid = std::strtol(pid_text.c_str(), nullptr, 10);
+    if (pid <= 0 || pid == static_cast<long>(getpid())) continue;
+    if (kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;  // alive or unknown
+    const std::string stale = dir + "/" + file;
+    struct stat info {};
+    if (lstat(stale.c_str(), &info) == 0 && S_ISREG(info.st_mode)) unlink(stale.c_str());
+  }
+  closedir(listing);
+}
+
+bool WriteAll(int fd, const std::string& text) {
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+}  // namespace
+
+void WriteFileAtomically(const std::string& path, const std::string& text,
+                         const std::string& field) {
+  if (path.empty()) throw InvalidArgument(field, "empty path");
+  const std::size_t slash = path.find_last_of('/');
+  const std::string dir =
+      slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+  const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+  if (name.empty() || name == "." || name == "..") {
+    throw InvalidArgument(field, "\"" + path + "\" names a directory, not a file");
+  }
+  struct stat existing {};
+  const bool exists = lstat(path.c_str(), &existing) == 0;
+  if (exists && !S_ISREG(existing.st_mode)) {
+    throw InvalidArgument(field, "\"" + path + "\" is " + KindOf(existing.st_mode) +
+                                     "; rdpkit writes only to a regular file or a new path "
+                                     "(give the real file's path)");
+  }
+  RemoveStaleTemporaries(dir, name);
+
+  std::random_device entropy;
+  std::string temp;
+  int fd = -1;
+  // The cleanup signals wait while the file is created and registered, so that no signal can
+  // leave a temporary behind that the handler does not know of.
+  sigset_t cleanup_signals;
+  sigset_t previous;
+  sigemptyset(&cleanup_signals);
+  for (const int signal_number : kCleanupSignals) sigaddset(&cleanup_signals, signal_number);
+  sigprocmask(SIG_BLOCK, &cleanup_signals, &previous);
+  for (int attempt = 0; attempt < 16 && fd < 0; ++attempt) {
+    char suffix[20];
+    std::snprintf(suffix, sizeof(suffix), "%08x", static_cast<unsigned>(entropy()));
+    temp = dir + "/." + name + "." + std::to_string(getpid()) + kTempTag + suffix;
+    // 0666 less the umask, as for any new output file; an existing file's mode is copied below.
+    fd = open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0 && errno != EEXIST) break;
+  }
+  const int open_errno = errno;
+  std::optional<SignalCleanup> cleanup;
+  if (fd >= 0) cleanup.emplace(temp);
+  sigprocmask(SIG_SETMASK, &previous, nullptr);
+  if (fd < 0) {
+    throw InvalidArgument(field,
+                          "cannot create a file in \"" + dir + "\": " + std::strerror(open_errno));
+  }
+  bool ok = WriteAll(fd, text);
+  if (ok && exists) ok = fchmod(fd, existing.st_mode & 07777) == 0;
+  ok = ok && fsync(fd) == 0;
+  const int write_errno = errno;
+  ok = close(fd) == 0 && ok;
+  if (!ok) {
+    unlink(temp.c_str());
+    throw InvalidArgument(field, "cannot write \"" + path + "\": " + std::strerror(write_errno));
+  }
+  if (std::rename(temp.c_str(), path.c_str()) != 0) {
+    const int rename_errno = errno;
+    unlink(temp.c_str());
+    throw InvalidArgument(field,
+                          "cannot rename onto \"" + path + "\": " + std::strerror(rename_errno));
+  }
+  // Make the rename itself durable.
+  const int dir_fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd >= 0) {
+    (void)fsync(dir_fd);
+    close(dir_fd);
+  }
+}
+
+}  // namespace rdpkit::trees
