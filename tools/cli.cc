@@ -129,8 +129,11 @@ std::vector<double> ParseNumberList(const std::string& text, const std::string& 
   return out;
 }
 
-CLI::Option* AddNumberOption(CLI::App* sub, const std::string& flag, double* target,
-                             const std::string& accepted, const std::string& description) {
+namespace {
+// One definition for both number-option overloads: Target is double or std::optional<double>.
+template <class Target>
+CLI::Option* AddDecimalOption(CLI::App* sub, const std::string& flag, Target* target,
+                              const std::string& accepted, const std::string& description) {
   const std::string field = FieldOfFlag(flag);
   return sub
       ->add_option_function<std::string>(
@@ -141,18 +144,16 @@ CLI::Option* AddNumberOption(CLI::App* sub, const std::string& flag, double* tar
           description)
       ->type_name("NUMBER");
 }
+}  // namespace
+
+CLI::Option* AddNumberOption(CLI::App* sub, const std::string& flag, double* target,
+                             const std::string& accepted, const std::string& description) {
+  return AddDecimalOption(sub, flag, target, accepted, description);
+}
 
 CLI::Option* AddNumberOption(CLI::App* sub, const std::string& flag, std::optional<double>* target,
                              const std::string& accepted, const std::string& description) {
-  const std::string field = FieldOfFlag(flag);
-  return sub
-      ->add_option_function<std::string>(
-          flag,
-          [target, field, accepted](const std::string& text) {
-            *target = ParseDecimal(text, field, accepted);
-          },
-          description)
-      ->type_name("NUMBER");
+  return AddDecimalOption(sub, flag, target, accepted, description);
 }
 
 CLI::Option* AddWholeNumberOption(CLI::App* sub, const std::string& flag,
