@@ -156,6 +156,11 @@ fi
 
 # ---------------------------------------------------------------- 4. sanitizers
 sanitize_labels='accountant|mechanisms|trees'
+# Too slow under ASan + UBSan, so left to the Release ctest of step 2 (which runs every test):
+#   Train.SameSeedGivesTheSameModelBytes  16 trainings, each calibrating a Poisson-subsampled
+#     event on the certified path: 185 s here (the whole trees suite: 294 s), for a determinism
+#     property that instrumentation cannot change; the same code paths run in other trees tests.
+sanitize_exclude='^Train\.SameSeedGivesTheSameModelBytes$'
 banner "4/6 ASan + UBSan build of the accountant, mechanisms and trees tests, ctest -L '$sanitize_labels'"
 sanitize=$build_root/sanitize
 t=$SECONDS
@@ -183,7 +188,7 @@ else
     export ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:strict_string_checks=1
     export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
     if run_ctest "$build_root/ctest-sanitize.log" --test-dir "$sanitize" -j "$ctest_jobs" \
-      -L "$sanitize_labels" && [[ $ctest_total -gt 0 ]]; then
+      -L "$sanitize_labels" -E "$sanitize_exclude" && [[ $ctest_total -gt 0 ]]; then
       record "sanitizers (ASan+UBSan)" PASS "$ctest_total/$ctest_total acc+mech+trees tests" \
         $((SECONDS - t))
     else
