@@ -9,8 +9,8 @@
 # (default <repo>/build-fuzz, git-ignored). Each harness runs in libFuzzer's fork mode with one
 # worker, so a crash, timeout (-timeout=10 s) or out-of-memory (-rss_limit_mb=2048) is saved and
 # fuzzing goes on: reproducers go to fuzz/crashes/<harness>/ (git-ignored), inputs that found new
-# coverage to $RDPKIT_FUZZ_BUILD/corpus/<harness>/ (the committed seeds in fuzz/corpus/ are only
-# read). The last lines are a table per harness: seconds, executions, coverage (edges), corpus
+# coverage to $RDPKIT_FUZZ_BUILD/corpus/<harness>/ (the committed seeds in fuzz/corpus/ and
+# reproducers of fixed findings in fuzz/regressions/ are only read). The last lines are a table per harness: seconds, executions, coverage (edges), corpus
 # size, out-of-memory/timeout/crash events, reproducers saved, libFuzzer's exit status.
 # Exit status 0 only when no harness found anything.
 set -uo pipefail
@@ -49,7 +49,9 @@ for harness in "${harnesses[@]}"; do
   before=$(find "$crashes" -type f | wc -l)
   echo "==== $harness: ${per}s (log: $log)"
   start=$SECONDS
-  "$build/fuzz/${harness}_fuzzer" "$corpus" "$root/fuzz/corpus/$harness" \
+  inputs=("$corpus" "$root/fuzz/corpus/$harness")
+  [[ -d $root/fuzz/regressions/$harness ]] && inputs+=("$root/fuzz/regressions/$harness")
+  "$build/fuzz/${harness}_fuzzer" "${inputs[@]}" \
     -fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 \
     -max_total_time="$per" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
     -artifact_prefix="$crashes/" >"$log" 2>&1
