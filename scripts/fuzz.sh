@@ -10,8 +10,9 @@
 # worker, so a crash, timeout (-timeout=10 s) or out-of-memory (-rss_limit_mb=2048) is saved and
 # fuzzing goes on: reproducers go to fuzz/crashes/<harness>/ (git-ignored), inputs that found new
 # coverage to $RDPKIT_FUZZ_BUILD/corpus/<harness>/ (the committed seeds in fuzz/corpus/ and
-# reproducers of fixed findings in fuzz/regressions/ are only read). The last lines are a table per harness: seconds, executions, coverage (edges), corpus
-# size, out-of-memory/timeout/crash events, reproducers saved, libFuzzer's exit status.
+# reproducers of fixed findings in fuzz/regressions/ are only read). The last lines are a table
+# per harness: seconds, executions, coverage (edges), corpus size, out-of-memory/timeout/crash
+# events, reproducers saved, libFuzzer's exit status.
 # Exit status 0 only when no harness found anything.
 set -uo pipefail
 
