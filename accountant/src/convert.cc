@@ -212,8 +212,8 @@ bool FastOrderTrusted(double fast_value, double certified_value) {
 double FastEpsilonUpper(double order, double rho, double log_delta) {
   const auto both = internal::EpsilonConversions(order, rho, log_delta);
   const double am1 = order - 1;
-  const double terms = std::abs(rho) + std::abs(log_delta) / am1 + std::abs(std::log1p(-1 / order)) +
-                       std::log(order) / am1;
+  const double terms = std::abs(rho) + std::abs(log_delta) / am1 +
+                       std::abs(std::log1p(-1 / order)) + std::log(order) / am1;
   const double value = std::min(both.mironov, both.balle) + kFastMargin * terms;
   return std::nextafter(value, kInf);
 }
@@ -330,8 +330,8 @@ DeltaResult Delta(const Event& event, double epsilon, const ConversionOptions& o
     log_delta = FastLogDeltaUpper(best.order, rho, epsilon);
   }
   // Rounded up on both paths (MPFR on the certified one, one ulp on the fast one).
-  const double delta = options.certified ? ExpRoundedUp(log_delta)
-                                         : std::nextafter(std::exp(log_delta), kInf);
+  const double delta =
+      options.certified ? ExpRoundedUp(log_delta) : std::nextafter(std::exp(log_delta), kInf);
   result.delta = std::min(1.0, delta);
   return result;
 }
