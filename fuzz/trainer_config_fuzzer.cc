@@ -86,7 +86,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (!CheapToTrain(config)) return;
     config.threads = 1;
     if (!config.seed) config.seed = 1;
-    const Dataset& train = config.objective == "binary:logistic" ? BinaryData() : RegressionData();
+    const Dataset& train = config.objective == rdpkit::trees::Objective::kBinaryLogistic
+                               ? BinaryData()
+                               : RegressionData();
     const rdpkit::trees::Model model =
         rdpkit::trees::Train(train, config, {.progress = false, .progress_stream = nullptr});
     const std::string model_text = model.ToText();

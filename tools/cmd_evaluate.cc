@@ -15,7 +15,7 @@ int RunEvaluate(const EvaluateArgs& args, std::ostream& out) {
   const trees::Model model = trees::Model::Load(args.model);
   const trees::Dataset data = LoadDataForModel(model, args.data, args.label, true);
   const std::vector<double> predictions = model.Predict(data);
-  if (model.objective == "binary:logistic") {
+  if (trees::TaskOfObjective(model.objective) == trees::Task::kBinary) {
     WriteJson(out, {{"auc", JsonNumber(trees::Auc(predictions, data.labels))},
                     {"accuracy", JsonNumber(trees::Accuracy(predictions, data.labels))},
                     {"log_loss", JsonNumber(trees::LogLoss(predictions, data.labels))}});

@@ -18,8 +18,7 @@ trees::Dataset LoadDataForModel(const trees::Model& model, const std::string& pa
   trees::Schema schema = model.schema;
   if (schema.features.empty()) {
     // No recorded schema: read the model's features as plain, unbounded numbers.
-    schema.task =
-        model.objective == "binary:logistic" ? trees::Task::kBinary : trees::Task::kRegression;
+    schema.task = trees::TaskOfObjective(model.objective);
     for (const auto& name : model.feature_names) {
       schema.features.push_back({.name = name,
                                  .min = -std::numeric_limits<double>::infinity(),

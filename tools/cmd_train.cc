@@ -75,10 +75,6 @@ constexpr const char* kTrainingLogNotice =
     "records the Renyi filter retired). A local log for the operator; do not publish it. The "
     "model file holds none of it.";
 
-trees::Task TaskOfObjective(const std::string& objective) {
-  return objective == "binary:logistic" ? trees::Task::kBinary : trees::Task::kRegression;
-}
-
 }  // namespace
 
 int RunTrain(const TrainArgs& args, std::ostream& out) {
@@ -100,7 +96,7 @@ int RunTrain(const TrainArgs& args, std::ostream& out) {
   }
   const trees::TrainerConfig config =
       trees::TrainerConfig::FromJson(ReadEventJson(args.config, "config"));
-  const trees::Task task = TaskOfObjective(config.objective);
+  const trees::Task task = trees::TaskOfObjective(config.objective);
 
   trees::Schema schema;
   if (args.bounds_from_data) {
@@ -109,7 +105,7 @@ int RunTrain(const TrainArgs& args, std::ostream& out) {
   } else {
     schema = trees::Schema::FromFile(args.schema);
     if (schema.task != task) {
-      throw InvalidArgument("objective", "\"" + config.objective +
+      throw InvalidArgument("objective", "\"" + trees::ToString(config.objective) +
                                              "\" does not fit the schema's "
                                              "task \"" +
                                              trees::TaskName(schema.task) + "\"");

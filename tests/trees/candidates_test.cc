@@ -154,22 +154,26 @@ TEST(Candidates, CategoricalCodesDegenerateAndHuge) {
 TEST(InitialCandidates, RefusesBoundsThatGiveFewerThanTwoCandidates) {
   // (1, nextafter(1)]: one double, so one threshold at most.
   const FeatureSpec adjacent = Numeric(1, std::nextafter(1.0, 2.0));
-  for (const char* method : {"uniform", "log", "iterative_hessian"}) {
+  for (const CandidateMethod method :
+       {CandidateMethod::kUniform, CandidateMethod::kLog, CandidateMethod::kIterativeHessian}) {
     EXPECT_THAT(
         [&] { (void)InitialCandidates(adjacent, 3, method, 32, {}); },
         ThrowsMessage<InvalidArgument>(AllOf(HasSubstr("features[3].min/max"),
                                              HasSubstr("at least 2 distinct"), HasSubstr("\"x\""))))
-        << method;
+        << ToString(method);
   }
   // Log at Q = 2 from 1e300: its one interior point, 1e300 + √(5e299), rounds back to 1e300.
-  EXPECT_THAT([&] { (void)InitialCandidates(Numeric(1e300, 1.5e300), 0, "log", 2, {}); },
-              ThrowsMessage<InvalidArgument>(
-                  AllOf(HasSubstr("features[0].min/max"), HasSubstr("split_candidates.method"))));
-  EXPECT_EQ(InitialCandidates(Numeric(1e300, 1.5e300), 0, "uniform", 2, {}).size(), 2u);
+  EXPECT_THAT(
+      [&] { (void)InitialCandidates(Numeric(1e300, 1.5e300), 0, CandidateMethod::kLog, 2, {}); },
+      ThrowsMessage<InvalidArgument>(
+          AllOf(HasSubstr("features[0].min/max"), HasSubstr("split_candidates.method"))));
+  EXPECT_EQ(InitialCandidates(Numeric(1e300, 1.5e300), 0, CandidateMethod::kUniform, 2, {}).size(),
+            2u);
   // Categorical features may have 0 or 1 candidate (n_codes 1 or 2); quantile is data-dependent.
-  EXPECT_TRUE(InitialCandidates(Categorical(1), 0, "uniform", 32, {}).empty());
-  EXPECT_EQ(InitialCandidates(Categorical(2), 0, "log", 32, {}).size(), 1u);
-  EXPECT_TRUE(InitialCandidates(Numeric(0, 1), 0, "quantile", 32, {0.0, 0.0}).empty());
+  EXPECT_TRUE(InitialCandidates(Categorical(1), 0, CandidateMethod::kUniform, 32, {}).empty());
+  EXPECT_EQ(InitialCandidates(Categorical(2), 0, CandidateMethod::kLog, 32, {}).size(), 1u);
+  EXPECT_TRUE(
+      InitialCandidates(Numeric(0, 1), 0, CandidateMethod::kQuantile, 32, {0.0, 0.0}).empty());
 }
 
 TEST(BinOf, TheLargestCountLeavesRoomForTheMissingBin) {

@@ -279,7 +279,7 @@ TEST(EvaluateCommand, BinaryMetricsEqualTheLibraryMetrics) {
 TEST(EvaluateCommand, RegressionPrintsRmseAndMae) {
   ScratchDir dir;
   trees::Model model;
-  model.objective = "reg:squarederror";
+  model.objective = trees::Objective::kRegSquaredError;
   model.base_score = 1;
   model.feature_names = {"x"};
   trees::Tree tree;

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "rdpkit/accountant/errors.h"
 #include "trees_test_util.h"
@@ -20,10 +22,11 @@ json Minimal() { return {{"privacy", {{"epsilon", 1.0}}}}; }
 
 TEST(TrainerConfig, DefaultsAreMaddockDpTrNewton) {
   const TrainerConfig c = TrainerConfig::FromJson(Minimal());
-  EXPECT_EQ(c.objective, "binary:logistic");
-  EXPECT_EQ(c.split_method, "totally_random");
-  EXPECT_EQ(c.leaf_update, "newton");
-  EXPECT_EQ(c.split_candidates.method, "uniform");
+  EXPECT_EQ(c.objective, Objective::kBinaryLogistic);
+  EXPECT_EQ(c.split_method, SplitMethod::kTotallyRandom);
+  EXPECT_EQ(c.leaf_update, LeafUpdate::kNewton);
+  EXPECT_EQ(c.split_candidates.method, CandidateMethod::kUniform);
+  EXPECT_EQ(c.feature_interaction.method, InteractionMethod::kAll);
   EXPECT_EQ(c.split_candidates.count, 32);
   EXPECT_EQ(c.batch_size, 1);
   EXPECT_FALSE(c.seed.has_value());
@@ -267,6 +270,88 @@ TEST(TrainingMemory, EstimateGrowsWithEveryKeyThatCosts) {
       2 * e.model);
   EXPECT_GT(EstimateTrainingMemory(base, Features(10), 2000).rows, e.rows);
   EXPECT_GT(AvailableMemoryBytes(), 0);
+}
+
+// Each JSON spelling (DESIGN.md §5) reads to its enum value and writes back unchanged.
+TEST(TrainerConfig, EnumSpellingsRoundTrip) {
+  const std::vector<std::pair<std::string, std::vector<std::string>>> spellings = {
+      {"/objective", {"binary:logistic", "reg:squarederror"}},
+      {"/split_method", {"totally_random", "partially_random", "histogram", "exponential"}},
+      {"/leaf_update", {"newton", "gradient", "averaging"}},
+      {"/split_candidates/method", {"uniform", "log", "iterative_hessian", "quantile"}},
+      {"/feature_interaction/method", {"all", "cyclical", "random"}}};
+  for (const auto& [pointer, names] : spellings) {
+    for (const auto& name : names) {
+      json j = Minimal();
+      j[json::json_pointer(pointer)] = name;
+      if (name == "cyclical" || name == "random") j["feature_interaction"]["k"] = 2;
+      EXPECT_EQ(TrainerConfig::FromJson(j).ToJson()[json::json_pointer(pointer)], name) << pointer;
+    }
+  }
+  EXPECT_EQ(ToString(Objective::kRegSquaredError), "reg:squarederror");
+  EXPECT_EQ(ToString(SplitMethod::kPartiallyRandom), "partially_random");
+  EXPECT_EQ(ToString(LeafUpdate::kAveraging), "averaging");
+  EXPECT_EQ(ToString(CandidateMethod::kIterativeHessian), "iterative_hessian");
+  EXPECT_EQ(ToString(InteractionMethod::kCyclical), "cyclical");
+  EXPECT_EQ(TaskOfObjective(Objective::kBinaryLogistic), Task::kBinary);
+  EXPECT_EQ(TaskOfObjective(Objective::kRegSquaredError), Task::kRegression);
+}
+
+// A value outside an enumeration (a cast) never passes as another one.
+TEST(TrainerConfig, ValueOutsideAnEnumerationIsRefused) {
+  TrainerConfig c = TrainerConfig::FromJson(Minimal());
+  c.split_method = static_cast<SplitMethod>(17);
+  EXPECT_THAT([&] { c.Validate(); }, ThrowsMessage<InvalidArgument>(HasSubstr("split_method")));
+  EXPECT_THROW(ToString(c.split_method), InternalError);
+  c = TrainerConfig::FromJson(Minimal());
+  c.feature_interaction.method = static_cast<InteractionMethod>(-1);
+  EXPECT_THAT([&] { c.Validate(); },
+              ThrowsMessage<InvalidArgument>(HasSubstr("feature_interaction.method")));
+}
+
+// The model file stores ToJson: its keys and values are part of the model bytes.
+TEST(TrainerConfig, ToJsonOfTheDefaultsIsStable) {
+  EXPECT_EQ(TrainerConfig::FromJson(Minimal()).ToJson().dump(),
+            R"({"batch_size":1,"feature_interaction":{"k":0,"method":"all"},"gradient_clip":1.0,)"
+            R"("hessian_clip":1.0,"leaf_update":"newton","learning_rate":0.3,"max_depth":4,)"
+            R"("max_leaf_value":2.0,"n_estimators":100,"noisy_hessian_floor":2.0,)"
+            R"("non_private":false,"objective":"binary:logistic","privacy":{"epsilon":1.0},)"
+            R"("reg_lambda":1.0,"split_candidates":{"count":32,"method":"uniform","rounds":5},)"
+            R"("split_method":"totally_random","subsample":1.0,"threads":1})");
+  json j = Minimal();
+  j["max_leaf_value"] = "inf";
+  j["privacy"] = {{"epsilon", 2}, {"delta", 1e-6}, {"allow_large_delta", true}};
+  j["seed"] = 3;
+  j["leaf_noise_weights"] = {0.25, 0.75};
+  j["initial_score"] = json::object();
+  j["renyi_filter"] = json::object();
+  const json out = TrainerConfig::FromJson(j).ToJson();
+  EXPECT_EQ(out["max_leaf_value"], "inf");
+  EXPECT_EQ(out["privacy"].dump(), R"({"allow_large_delta":true,"delta":1e-06,"epsilon":2.0})");
+  EXPECT_EQ(out["seed"], 3u);
+  EXPECT_EQ(out["leaf_noise_weights"].dump(), "[0.25,0.75]");
+  EXPECT_EQ(out["initial_score"].dump(), R"({"epsilon_share":0.05,"label_clip":1.0})");
+  EXPECT_EQ(out["renyi_filter"].dump(), R"({"extra_rounds":0})");
+  EXPECT_EQ(TrainerConfig::FromJson(out).ToJson(), out);
+}
+
+// With several errors the first reported is the same as before the declaration table: type
+// errors while reading, then the keys in declaration order (an unknown enum spelling at its key).
+TEST(TrainerConfig, FirstOfSeveralErrors) {
+  json j = Minimal();
+  j["split_method"] = "greedy";
+  j["threads"] = "x";
+  EXPECT_THAT([&] { TrainerConfig::FromJson(j); },
+              ThrowsMessage<InvalidArgument>(HasSubstr("threads: must be an integer")));
+  j["threads"] = 1;
+  j["n_estimators"] = 0;
+  EXPECT_THAT([&] { TrainerConfig::FromJson(j); },
+              ThrowsMessage<InvalidArgument>(HasSubstr("n_estimators = 0")));
+  j["n_estimators"] = 10;
+  EXPECT_THAT(
+      [&] { TrainerConfig::FromJson(j); },
+      ThrowsMessage<InvalidArgument>(HasSubstr(
+          R"(split_method = "greedy" is outside {exponential, histogram, partially_random, totally_random})")));
 }
 
 }  // namespace

@@ -46,7 +46,7 @@ Tree SampleTree() {
 
 Model SampleModel() {
   Model model;
-  model.objective = "binary:logistic";
+  model.objective = Objective::kBinaryLogistic;
   model.base_score = -0.1;
   model.feature_names = {"x0", "x1"};
   Tree second;
@@ -100,7 +100,7 @@ TEST(Model, PredictsSigmoidOfBasePlusTrees) {
   EXPECT_EQ(model.PredictMargin(row), margin);
   EXPECT_DOUBLE_EQ(model.PredictRow(row), 1 / (1 + std::exp(-margin)));
   Model regression = model;
-  regression.objective = "reg:squarederror";
+  regression.objective = Objective::kRegSquaredError;
   EXPECT_EQ(regression.PredictRow(row), margin);
 }
 

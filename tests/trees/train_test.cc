@@ -178,7 +178,7 @@ TEST(Train, ThreadsGiveTheSameTreesAsOneThread) {
 TEST(Train, ModelRecordsConfigPrivacyAndReport) {
   const Dataset train = SyntheticData(500, 2);
   const Model model = Train(train, Config({{"n_estimators", 5}}), Quiet());
-  EXPECT_EQ(model.objective, "binary:logistic");
+  EXPECT_EQ(model.objective, Objective::kBinaryLogistic);
   EXPECT_EQ(model.config["n_estimators"], 5);
   EXPECT_TRUE(model.privacy.contains("event"));
   EXPECT_DOUBLE_EQ(model.privacy["delta"].get<double>(), 1e-3);  // 10^-k below 1/500

@@ -25,8 +25,15 @@ using accountant::SelfComposedEvent;
 
 // Number of features a tree may split on (Maddock §5.1: k-way interactions; "all" = m).
 int FeaturesPerTree(const TrainerConfig& config, int n_features) {
-  if (config.feature_interaction.method == "all") return n_features;
-  return std::min(config.feature_interaction.k, n_features);
+  switch (config.feature_interaction.method) {
+    case InteractionMethod::kAll:
+      return n_features;
+    case InteractionMethod::kCyclical:
+    case InteractionMethod::kRandom:
+      return std::min(config.feature_interaction.k, n_features);
+  }
+  RDPKIT_CHECK(false);  // a value outside the enumeration
+  return 0;
 }
 
 // Event of one (a, b) pair query (histogram cell vector, partially random sums, leaf sums):
@@ -77,6 +84,41 @@ Event TreeEvent(const TrainerConfig& config, const QueryCounts& counts, double s
   return GaussianEvent(1 / std::sqrt(2 * slope));
 }
 
+// Split and leaf queries per tree of a split method with k features per tree and depth d.
+void SplitQueriesPerTree(SplitMethod split, std::uint64_t k, std::uint64_t depth, QueryCounts& c) {
+  switch (split) {
+    case SplitMethod::kTotallyRandom:
+      // Maddock §4.3.2: TR splits are data independent (κ_s = 0); one leaf query per tree.
+      c.leaf_per_tree = 1;
+      return;
+    case SplitMethod::kPartiallyRandom:
+      if (k == 1) {
+        // With one feature per tree the random candidate is the only choice: the split is data
+        // independent, as in TR (κ_s = 0, κ_w = T).
+        c.leaf_per_tree = 1;
+      } else {
+        // Maddock §4.3.2: one (left, right, missing) sum query per feature per level; nodes of a
+        // level are disjoint. The last level's sums give the leaves (κ_w = 0, Table 1).
+        c.split_per_tree = k * depth;
+      }
+      return;
+    case SplitMethod::kHistogram:
+      // Maddock §4.3.1, §5.1: one histogram per feature per level (κ_s = T·k·d); with k = 1 the
+      // root histogram serves every level (κ_s = T). Leaves come from the last histograms
+      // (κ_w = 0).
+      c.split_per_tree = k == 1 ? 1 : k * depth;
+      return;
+    case SplitMethod::kExponential:
+      // Revisiting DP-XGBoost §4.2: one exponential selection per level (nodes are disjoint),
+      // then one leaf query per tree.
+      c.exponential = true;
+      c.split_per_tree = depth;
+      c.leaf_per_tree = 1;
+      return;
+  }
+  RDPKIT_CHECK(false);  // a value outside the enumeration
+}
+
 }  // namespace
 
 nlohmann::json QueryCounts::ToJson() const {
@@ -91,33 +133,10 @@ QueryCounts CountQueries(const TrainerConfig& config, int n_features) {
   const auto trees = static_cast<std::uint64_t>(config.n_estimators);
   const auto depth = static_cast<std::uint64_t>(config.max_depth);
   const auto k = static_cast<std::uint64_t>(FeaturesPerTree(config, n_features));
-  const bool ih = config.split_candidates.method == "iterative_hessian";
-  const std::string& split = config.split_method;
-  if (split == "totally_random") {
-    // Maddock §4.3.2: TR splits are data independent (κ_s = 0); one leaf query per tree.
-    c.leaf_per_tree = 1;
-  } else if (split == "partially_random") {
-    if (k == 1) {
-      // With one feature per tree the random candidate is the only choice: the split is data
-      // independent, as in TR (κ_s = 0, κ_w = T).
-      c.leaf_per_tree = 1;
-    } else {
-      // Maddock §4.3.2: one (left, right, missing) sum query per feature per level; nodes of a
-      // level are disjoint. The last level's sums give the leaves (κ_w = 0, Table 1).
-      c.split_per_tree = k * depth;
-    }
-  } else if (split == "histogram") {
-    // Maddock §4.3.1, §5.1: one histogram per feature per level (κ_s = T·k·d); with k = 1 the
-    // root histogram serves every level (κ_s = T). Leaves come from the last histograms (κ_w = 0).
-    c.split_per_tree = k == 1 ? 1 : k * depth;
-  } else {
-    // Revisiting DP-XGBoost §4.2: one exponential selection per level (nodes are disjoint), then
-    // one leaf query per tree.
-    c.exponential = true;
-    c.split_per_tree = depth;
-    c.leaf_per_tree = 1;
-  }
-  if (ih && split != "histogram") {
+  const bool ih = config.split_candidates.method == CandidateMethod::kIterativeHessian;
+  const SplitMethod split = config.split_method;
+  SplitQueriesPerTree(split, k, depth, c);
+  if (ih && split != SplitMethod::kHistogram) {
     // Maddock §4.5.2: without histograms, IH costs one Hessian histogram per feature in each of
     // the first s rounds (κ_c = s·m); with histogram splits it is post-processing (κ_c = 0).
     c.ih_rounds =
@@ -133,9 +152,9 @@ QueryCounts CountQueries(const TrainerConfig& config, int n_features) {
 double Sensitivities::pair() const { return std::sqrt(a * a + b * b); }
 
 Sensitivities StatisticSensitivities(const TrainerConfig& config) {
-  const bool binary = config.objective == "binary:logistic";
+  const bool binary = TaskOfObjective(config.objective) == Task::kBinary;
   Sensitivities s;
-  if (config.leaf_update == "averaging") {
+  if (config.leaf_update == LeafUpdate::kAveraging) {
     // Maddock §4.4.1: (y, 1) per record; regression labels are clipped to [−g*, g*].
     s.a = binary ? 1.0 : config.gradient_clip;
     s.b = 1;
@@ -144,7 +163,7 @@ Sensitivities StatisticSensitivities(const TrainerConfig& config) {
     // clipping (S-BDT §4.2) can only lower the bounds. Squared error: g = F − y clipped to g*,
     // h = 1.
     s.a = binary ? std::min(config.gradient_clip, 1.0) : config.gradient_clip;
-    if (config.leaf_update == "newton") {
+    if (config.leaf_update == LeafUpdate::kNewton) {
       s.b = binary ? std::min(config.hessian_clip, 0.25) : std::min(config.hessian_clip, 1.0);
     } else {
       s.b = 1;  // gradient update: (g, 1), Maddock §4.4.2

@@ -6,6 +6,7 @@
 #include <queue>
 #include <string>
 
+#include "config_keys.h"
 #include "rdpkit/accountant/errors.h"
 #include "rdpkit/trees/model.h"
 
@@ -187,11 +188,21 @@ std::vector<double> RefineIterativeHessian(const FeatureSpec& feature,
 }
 
 std::vector<double> InitialCandidates(const FeatureSpec& feature, std::size_t index,
-                                      const std::string& method, int count,
+                                      CandidateMethod method, int count,
                                       const std::vector<double>& column) {
-  if (method == "quantile") return QuantileCandidates(feature, column, count);
-  std::vector<double> out =
-      method == "log" ? LogCandidates(feature, count) : UniformCandidates(feature, count);
+  RDPKIT_CHECK(EnumToString(method).has_value());  // not a value outside the enumeration
+  std::vector<double> out;
+  switch (method) {
+    case CandidateMethod::kQuantile:
+      return QuantileCandidates(feature, column, count);
+    case CandidateMethod::kLog:
+      out = LogCandidates(feature, count);
+      break;
+    case CandidateMethod::kUniform:
+    case CandidateMethod::kIterativeHessian:  // starts from uniform
+      out = UniformCandidates(feature, count);
+      break;
+  }
   if (!feature.categorical && out.size() < 2) {
     // Public bounds so narrow (a few ulps) or so far from the origin of the log scale that the grid
     // collapses: a feature with one threshold would train silently with almost no splits.
@@ -199,10 +210,10 @@ std::vector<double> InitialCandidates(const FeatureSpec& feature, std::size_t in
     throw InvalidArgument(
         field,
         "[" + FormatNumber(feature.min) + ", " + FormatNumber(feature.max) + "] (feature \"" +
-            feature.name + "\", " + std::to_string(out.size()) + " distinct \"" + method +
+            feature.name + "\", " + std::to_string(out.size()) + " distinct \"" + ToString(method) +
             "\" split candidate" + (out.size() == 1 ? "" : "s") + ")",
         std::string("the bounds that give at least 2 distinct split candidates (widen max − min") +
-            (method == "log"
+            (method == CandidateMethod::kLog
                  ? ", raise split_candidates.count or use split_candidates.method \"uniform\")"
                  : ")"));
   }

@@ -44,7 +44,7 @@ std::vector<double> RefineIterativeHessian(const FeatureSpec& feature,
 // distinct candidates (bounds a few ulps apart; log far from its origin) → InvalidArgument naming
 // features[index].min/max. A categorical feature may have 0 (n_codes 1) or 1 (n_codes 2).
 std::vector<double> InitialCandidates(const FeatureSpec& feature, std::size_t index,
-                                      const std::string& method, int count,
+                                      CandidateMethod method, int count,
                                       const std::vector<double>& column);
 
 // Bin of a value for a candidate set: the number of candidates c with !GoesLeft(c, x), i.e. the

@@ -3,14 +3,22 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <limits>
+#include <map>
+#include <optional>
 #include <set>
 #include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
 
+#include "config_keys.h"
 #include "rdpkit/accountant/errors.h"
 #include "rdpkit/accountant/json_input.h"
 #include "rdpkit/trees/model.h"
@@ -18,6 +26,10 @@
 namespace rdpkit::trees {
 namespace {
 
+using internal::EnumAccepted;
+using internal::EnumToString;
+using internal::KeySpec;
+using internal::Range;
 using nlohmann::json;
 
 // Rejects keys of object `j` (at path `where`) that are not in `allowed`, naming the first.
@@ -34,8 +46,11 @@ void RejectUnknownKeys(const json& j, const std::string& where,
   }
 }
 
-std::string Path(const std::string& where, const std::string& key) {
-  return JsonPathKey(where, key);
+// "split_candidates.count" → {"split_candidates", "count"}; "seed" → {"seed", ""}.
+std::pair<std::string_view, std::string_view> SplitPath(std::string_view path) {
+  const auto dot = path.find('.');
+  if (dot == std::string_view::npos) return {path, {}};
+  return {path.substr(0, dot), path.substr(dot + 1)};
 }
 
 double GetNumber(const json& j, const std::string& path) {
@@ -67,215 +82,230 @@ std::string GetString(const json& j, const std::string& path) {
   return j.get<std::string>();
 }
 
-bool GetBool(const json& j, const std::string& path) {
+// JSON value → member, one overload per member type of the declaration.
+void Read(const json& j, const std::string& path, int& out) { out = GetInt(j, path); }
+void Read(const json& j, const std::string& path, double& out) { out = GetNumber(j, path); }
+void Read(const json& j, const std::string& path, bool& out) {
   if (!j.is_boolean()) throw InvalidArgument(path, "must be true or false, got " + j.dump());
-  return j.get<bool>();
+  out = j.get<bool>();
 }
-
-void RequireOneOf(const std::string& value, const std::string& field,
-                  const std::set<std::string>& accepted) {
-  if (accepted.count(value) == 0) {
-    std::string list;
-    for (const auto& a : accepted) list += (list.empty() ? "" : ", ") + a;
-    throw InvalidArgument(field, "\"" + value + "\"", "{" + list + "}");
+// An enum's spelling that names no value, by path: reported by Validate at the key's place in
+// the declaration (after type errors and the keys declared before it, as for any range).
+using UnknownSpellings = std::map<std::string, std::string, std::less<>>;
+template <class Enum>
+void ReadEnum(const json& j, const std::string& path, Enum& out, UnknownSpellings& unknown) {
+  const std::string text = GetString(j, path);
+  if (const auto value = internal::EnumFromString<Enum>(text)) {
+    out = *value;
+  } else {
+    unknown[path] = text;
+  }
+}
+void Read(const json& j, const std::string& path, std::optional<double>& out) {
+  if (!j.is_null()) out = GetNumber(j, path);
+}
+void Read(const json& j, const std::string& path, std::optional<std::uint64_t>& out) {
+  if (j.is_null()) return;
+  if (!j.is_number_unsigned() && !(j.is_number_integer() && j.get<long long>() >= 0)) {
+    throw InvalidArgument(path, "must be a non-negative integer, got " + j.dump());
+  }
+  out = j.get<std::uint64_t>();
+}
+void Read(const json& j, const std::string& path, std::vector<double>& out) {
+  if (j.is_null()) return;
+  if (!j.is_array()) throw InvalidArgument(path, "must be an array [r1, r2] or null");
+  out.clear();
+  for (std::size_t i = 0; i < j.size(); ++i) {
+    out.push_back(GetNumber(j[i], path + "[" + std::to_string(i) + "]"));
   }
 }
 
-void RequireInt(bool ok, const std::string& field, long long value, const std::string& accepted) {
-  if (!ok) throw InvalidArgument(field, std::to_string(value), accepted);
+// Member → JSON value; nullopt: the key is omitted.
+std::optional<json> Write(int value) { return json(value); }
+std::optional<json> Write(double value) { return std::isinf(value) ? json("inf") : json(value); }
+std::optional<json> Write(bool value) { return json(value); }
+template <class Enum, class = std::enable_if_t<std::is_enum_v<Enum>>>
+std::optional<json> Write(Enum value) {
+  return json(ToString(value));
 }
+template <class T>
+std::optional<json> Write(const std::optional<T>& value) {
+  if (!value) return std::nullopt;
+  return json(*value);
+}
+std::optional<json> Write(const std::vector<double>& value) {
+  if (value.empty()) return std::nullopt;
+  return json(value);
+}
+
+// Range check of one member (keys without a range are checked by Rules).
+void Check(const std::string& path, int value, const Range& range) {
+  if (!range.Contains(value)) throw InvalidArgument(path, std::to_string(value), range.Text());
+}
+void Check(const std::string& path, double value, const Range& range) {
+  Require(range.Contains(value), path, value, range.Text());
+}
+void Check(const std::string& path, const std::optional<double>& value, const Range& range) {
+  if (value) Check(path, *value, range);
+}
+template <class T>
+void Check(const std::string&, const T&, const Range&) {}
+
+// Visitors over DeclareTrainerKeys (config_keys.h).
+
+// The declared names: top-level keys, the keys inside each object, the optional objects.
+struct KeyNames {
+  std::set<std::string> top;
+  std::map<std::string, std::set<std::string>, std::less<>> inner;
+  std::set<std::string, std::less<>> optional_groups;
+
+  template <class T>
+  void Key(std::string_view path, T&, const KeySpec&) {
+    const auto [top_key, sub] = SplitPath(path);
+    top.emplace(top_key);
+    if (!sub.empty()) inner[std::string(top_key)].emplace(sub);
+  }
+  template <class G, class Body>
+  void Group(std::string_view name, std::optional<G>&, const KeySpec&, Body body) {
+    top.emplace(name);
+    optional_groups.emplace(name);
+    G group{};
+    body(group);
+  }
+  template <class F>
+  void Rule(F&&) {}
+};
+
+const KeyNames& DeclaredNames() {
+  static const KeyNames names = [] {
+    KeyNames n;
+    TrainerConfig c;
+    internal::DeclareTrainerKeys(n, c);
+    return n;
+  }();
+  return names;
+}
+
+// Reads the keys under one top-level key `top` of `root` (present in root).
+class Reader {
+ public:
+  Reader(const json& root, std::string_view top, UnknownSpellings& unknown)
+      : root_(root), top_(top), unknown_(unknown) {}
+  template <class T>
+  void Key(std::string_view path, T& member, const KeySpec& spec) {
+    const auto [top, sub] = SplitPath(path);
+    if (top != top_) return;
+    const json& value = root_.at(std::string(top));
+    if (sub.empty()) return ReadMember(value, std::string(path), member);
+    const auto it = value.find(std::string(sub));
+    if (it != value.end()) return ReadMember(*it, std::string(path), member);
+    if (spec.required) throw InvalidArgument(std::string(path), "missing");
+  }
+  template <class G, class Body>
+  void Group(std::string_view name, std::optional<G>& group, const KeySpec&, Body body) {
+    if (name != top_ || root_.at(std::string(name)).is_null()) return;
+    group.emplace();
+    body(*group);
+  }
+  template <class F>
+  void Rule(F&&) {}
+
+ private:
+  template <class T>
+  void ReadMember(const json& j, const std::string& path, T& member) {
+    if constexpr (std::is_enum_v<T>) {
+      ReadEnum(j, path, member, unknown_);
+    } else {
+      Read(j, path, member);
+    }
+  }
+  const json& root_;
+  std::string_view top_;
+  UnknownSpellings& unknown_;
+};
+
+class Writer {
+ public:
+  template <class T>
+  void Key(std::string_view path, const T& member, const KeySpec& spec) {
+    if (!spec.write_default && member == T{}) return;
+    std::optional<json> value = Write(member);
+    if (!value) return;
+    std::string pointer = "/" + std::string(path);
+    std::replace(pointer.begin(), pointer.end(), '.', '/');
+    json_[json::json_pointer(pointer)] = std::move(*value);
+  }
+  template <class G, class Body>
+  void Group(std::string_view, const std::optional<G>& group, const KeySpec&, Body body) {
+    if (group) body(*group);
+  }
+  template <class F>
+  void Rule(F&&) {}
+  json Take() { return std::move(json_); }
+
+ private:
+  json json_ = json::object();
+};
+
+struct Validator {
+  const UnknownSpellings* unknown = nullptr;  // FromJson's unknown enum spellings
+
+  template <class T>
+  void Key(std::string_view path, const T& member, const KeySpec& spec) {
+    if constexpr (std::is_enum_v<T>) {
+      if (unknown != nullptr) {
+        if (const auto it = unknown->find(path); it != unknown->end()) {
+          throw InvalidArgument(it->first, "\"" + it->second + "\"", EnumAccepted<T>());
+        }
+      }
+      if (!EnumToString(member)) {
+        throw InvalidArgument(std::string(path), std::to_string(static_cast<int>(member)),
+                              EnumAccepted<T>());
+      }
+    }
+    if (spec.range) Check(std::string(path), member, *spec.range);
+  }
+  template <class G, class Body>
+  void Group(std::string_view, const std::optional<G>& group, const KeySpec&, Body body) {
+    if (group) body(*group);
+  }
+  template <class F>
+  void Rule(F&& check) {
+    check();
+  }
+};
 
 }  // namespace
 
 void TrainerConfig::Validate() const {
-  RequireOneOf(objective, "objective", {"binary:logistic", "reg:squarederror"});
-  RequireInt(n_estimators >= 1 && n_estimators <= 100000, "n_estimators", n_estimators,
-             "[1, 100000]");
-  RequireInt(max_depth >= 1 && max_depth <= 16, "max_depth", max_depth, "[1, 16]");
-  Require(std::isfinite(learning_rate) && learning_rate > 0 && learning_rate <= 10, "learning_rate",
-          learning_rate, "(0, 10]");
-  Require(std::isfinite(reg_lambda) && reg_lambda >= 0, "reg_lambda", reg_lambda, "[0, inf)");
-  Require(!std::isnan(max_leaf_value) && max_leaf_value > 0, "max_leaf_value", max_leaf_value,
-          "(0, inf]");
-  Require(
-      std::isfinite(noisy_hessian_floor) && noisy_hessian_floor >= 0 && noisy_hessian_floor <= 100,
-      "noisy_hessian_floor", noisy_hessian_floor, "[0, 100]");
-  RequireOneOf(split_method, "split_method",
-               {"totally_random", "partially_random", "histogram", "exponential"});
-  RequireOneOf(leaf_update, "leaf_update", {"newton", "gradient", "averaging"});
-  RequireOneOf(split_candidates.method, "split_candidates.method",
-               {"uniform", "log", "iterative_hessian", "quantile"});
-  RequireInt(split_candidates.count >= 2 && split_candidates.count <= SplitCandidates::kMaxCount,
-             "split_candidates.count", split_candidates.count,
-             "[2, " + std::to_string(SplitCandidates::kMaxCount) + "]");
-  RequireInt(split_candidates.rounds >= 1 && split_candidates.rounds <= 100,
-             "split_candidates.rounds", split_candidates.rounds, "[1, 100]");
-  RequireOneOf(feature_interaction.method, "feature_interaction.method",
-               {"all", "cyclical", "random"});
-  if (feature_interaction.method == "all") {
-    RequireInt(feature_interaction.k == 0, "feature_interaction.k", feature_interaction.k,
-               "{0} (k is not used with method \"all\")");
-  } else {
-    RequireInt(feature_interaction.k >= 1, "feature_interaction.k", feature_interaction.k,
-               "[1, n_features]");
-  }
-  RequireInt(batch_size >= 1 && batch_size <= n_estimators, "batch_size", batch_size,
-             "[1, n_estimators = " + std::to_string(n_estimators) + "]");
-  Require(std::isfinite(subsample) && subsample > 0 && subsample <= 1, "subsample", subsample,
-          "(0, 1]");
-  Require(std::isfinite(gradient_clip) && gradient_clip > 0, "gradient_clip", gradient_clip,
-          "(0, inf)");
-  Require(std::isfinite(hessian_clip) && hessian_clip > 0, "hessian_clip", hessian_clip,
-          "(0, inf)");
-  if (!leaf_noise_weights.empty()) {
-    RequireInt(leaf_noise_weights.size() == 2, "leaf_noise_weights",
-               static_cast<long long>(leaf_noise_weights.size()), "2 weights [r1, r2]");
-    for (std::size_t i = 0; i < 2; ++i) {
-      Require(std::isfinite(leaf_noise_weights[i]) && leaf_noise_weights[i] > 0 &&
-                  leaf_noise_weights[i] < 1,
-              "leaf_noise_weights[" + std::to_string(i) + "]", leaf_noise_weights[i], "(0, 1)");
-    }
-    const double sum = leaf_noise_weights[0] + leaf_noise_weights[1];
-    Require(std::fabs(sum - 1) <= 1e-9, "leaf_noise_weights (sum)", sum, "{1} (r1 + r2 = 1)");
-  }
-  if (initial_score) {
-    Require(std::isfinite(initial_score->epsilon_share) && initial_score->epsilon_share > 0 &&
-                initial_score->epsilon_share < 1,
-            "initial_score.epsilon_share", initial_score->epsilon_share, "(0, 1)");
-    Require(std::isfinite(initial_score->label_clip) && initial_score->label_clip > 0,
-            "initial_score.label_clip", initial_score->label_clip, "(0, inf)");
-  }
-  if (privacy) {
-    Require(std::isfinite(privacy->epsilon) && privacy->epsilon > 0, "privacy.epsilon",
-            privacy->epsilon, "(0, inf)");
-    if (privacy->delta) {
-      Require(std::isfinite(*privacy->delta) && *privacy->delta > 0 && *privacy->delta < 1,
-              "privacy.delta", *privacy->delta, "(0, 1)");
-    }
-  }
-  if (non_private && privacy) {
-    throw InvalidArgument("non_private",
-                          "true together with a privacy target; give one of the two");
-  }
-  if (!non_private && !privacy) {
-    throw InvalidArgument("privacy",
-                          "missing: give {\"epsilon\": ..., \"delta\": ...} (or "
-                          "\"non_private\": true for a baseline without any noise)");
-  }
-  if (non_private && initial_score) {
-    throw InvalidArgument("initial_score", "is a private release; not used with non_private");
-  }
-  if (renyi_filter) {
-    RequireInt(renyi_filter->extra_rounds >= 0 && renyi_filter->extra_rounds <= 100000,
-               "renyi_filter.extra_rounds", renyi_filter->extra_rounds, "[0, 100000]");
-  }
-  RequireInt(threads >= 1 && threads <= 256, "threads", threads, "[1, 256]");
+  Validator validator;
+  internal::DeclareTrainerKeys(validator, *this);
 }
 
 TrainerConfig TrainerConfig::FromJson(const json& j) {
-  RejectUnknownKeys(
-      j, "", {"objective",        "n_estimators",        "max_depth",          "learning_rate",
-              "reg_lambda",       "max_leaf_value",      "split_method",       "leaf_update",
-              "split_candidates", "feature_interaction", "batch_size",         "subsample",
-              "gradient_clip",    "hessian_clip",        "leaf_noise_weights", "initial_score",
-              "privacy",          "non_private",         "renyi_filter",       "seed",
-              "threads",          "noisy_hessian_floor"});
+  const KeyNames& names = DeclaredNames();
+  RejectUnknownKeys(j, "", names.top);
   TrainerConfig c;
+  UnknownSpellings unknown;
+  // Keys in the JSON object's (sorted) order; each top-level key reads its declared keys.
   for (const auto& item : j.items()) {
     const std::string& key = item.key();
-    const json& v = item.value();
-    if (key == "objective") {
-      c.objective = GetString(v, key);
-    } else if (key == "n_estimators") {
-      c.n_estimators = GetInt(v, key);
-    } else if (key == "max_depth") {
-      c.max_depth = GetInt(v, key);
-    } else if (key == "learning_rate") {
-      c.learning_rate = GetNumber(v, key);
-    } else if (key == "reg_lambda") {
-      c.reg_lambda = GetNumber(v, key);
-    } else if (key == "max_leaf_value") {
-      c.max_leaf_value = GetNumber(v, key);
-    } else if (key == "noisy_hessian_floor") {
-      c.noisy_hessian_floor = GetNumber(v, key);
-    } else if (key == "split_method") {
-      c.split_method = GetString(v, key);
-    } else if (key == "leaf_update") {
-      c.leaf_update = GetString(v, key);
-    } else if (key == "split_candidates") {
-      RejectUnknownKeys(v, key, {"method", "count", "rounds"});
-      if (v.contains("method"))
-        c.split_candidates.method = GetString(v["method"], Path(key, "method"));
-      if (v.contains("count")) c.split_candidates.count = GetInt(v["count"], Path(key, "count"));
-      if (v.contains("rounds"))
-        c.split_candidates.rounds = GetInt(v["rounds"], Path(key, "rounds"));
-    } else if (key == "feature_interaction") {
-      RejectUnknownKeys(v, key, {"method", "k"});
-      if (v.contains("method")) {
-        c.feature_interaction.method = GetString(v["method"], Path(key, "method"));
-      }
-      if (v.contains("k")) c.feature_interaction.k = GetInt(v["k"], Path(key, "k"));
-    } else if (key == "batch_size") {
-      c.batch_size = GetInt(v, key);
-    } else if (key == "subsample") {
-      c.subsample = GetNumber(v, key);
-    } else if (key == "gradient_clip") {
-      c.gradient_clip = GetNumber(v, key);
-    } else if (key == "hessian_clip") {
-      c.hessian_clip = GetNumber(v, key);
-    } else if (key == "leaf_noise_weights") {
-      if (v.is_null()) continue;
-      if (!v.is_array()) throw InvalidArgument(key, "must be an array [r1, r2] or null");
-      c.leaf_noise_weights.clear();
-      for (std::size_t i = 0; i < v.size(); ++i) {
-        c.leaf_noise_weights.push_back(GetNumber(v[i], key + "[" + std::to_string(i) + "]"));
-      }
-    } else if (key == "initial_score") {
-      if (v.is_null()) continue;
-      RejectUnknownKeys(v, key, {"epsilon_share", "label_clip"});
-      InitialScore s;
-      if (v.contains("epsilon_share")) {
-        s.epsilon_share = GetNumber(v["epsilon_share"], Path(key, "epsilon_share"));
-      }
-      if (v.contains("label_clip")) {
-        s.label_clip = GetNumber(v["label_clip"], Path(key, "label_clip"));
-      }
-      c.initial_score = s;
-    } else if (key == "privacy") {
-      if (v.is_null()) continue;
-      RejectUnknownKeys(v, key, {"epsilon", "delta", "allow_large_delta"});
-      if (!v.contains("epsilon")) throw InvalidArgument("privacy.epsilon", "missing");
-      Privacy p;
-      p.epsilon = GetNumber(v["epsilon"], "privacy.epsilon");
-      if (v.contains("delta") && !v["delta"].is_null()) {
-        p.delta = GetNumber(v["delta"], "privacy.delta");
-      }
-      if (v.contains("allow_large_delta")) {
-        p.allow_large_delta = GetBool(v["allow_large_delta"], "privacy.allow_large_delta");
-      }
-      c.privacy = p;
-    } else if (key == "non_private") {
-      c.non_private = GetBool(v, key);
-    } else if (key == "renyi_filter") {
-      if (v.is_null()) continue;
-      RejectUnknownKeys(v, key, {"extra_rounds"});
-      RenyiFilter f;
-      if (v.contains("extra_rounds")) {
-        f.extra_rounds = GetInt(v["extra_rounds"], Path(key, "extra_rounds"));
-      }
-      c.renyi_filter = f;
-    } else if (key == "seed") {
-      if (v.is_null()) continue;
-      if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get<long long>() >= 0)) {
-        throw InvalidArgument("seed", "must be a non-negative integer, got " + v.dump());
-      }
-      c.seed = v.get<std::uint64_t>();
-    } else if (key == "threads") {
-      c.threads = GetInt(v, key);
+    if (names.optional_groups.count(key) != 0 && item.value().is_null()) continue;
+    if (const auto inner = names.inner.find(key); inner != names.inner.end()) {
+      RejectUnknownKeys(item.value(), key, inner->second);
     }
+    Reader reader(j, key, unknown);
+    internal::DeclareTrainerKeys(reader, c);
   }
-  c.Validate();
+  Validator validator{.unknown = &unknown};
+  internal::DeclareTrainerKeys(validator, std::as_const(c));
   return c;
+}
+
+json TrainerConfig::ToJson() const {
+  Writer writer;
+  internal::DeclareTrainerKeys(writer, *this);
+  return writer.Take();
 }
 
 namespace {
@@ -334,17 +364,17 @@ MemoryEstimate EstimateTrainingMemory(const TrainerConfig& config, const Schema&
   const double bin_bytes = 2 + (q <= 253 ? 2 : 0);
   e.rows = n * (m * (8 + bin_bytes) + 8 + kRowStateBytes) + kProcessBytes;
   e.histograms = 2 * m * q * 8;  // candidates and their refinement
-  const std::string& split = config.split_method;
-  const double k = config.feature_interaction.method == "all"
+  const SplitMethod split = config.split_method;
+  const double k = config.feature_interaction.method == InteractionMethod::kAll
                        ? m
                        : std::min(m, static_cast<double>(config.feature_interaction.k));
   const bool data_independent =
-      split == "totally_random" || (split == "partially_random" && k == 1);
+      split == SplitMethod::kTotallyRandom || (split == SplitMethod::kPartiallyRandom && k == 1);
   if (!data_independent) {
     // Histogram(): k features × 2^(d−1) nodes × cells pairs of 16 bytes, one copy per thread, the
     // sum, and the previous level's (half the size) until it is replaced; cells = Q + 2
     // (histogram, exponential) or 3 (partially_random).
-    const double cells = split == "partially_random" ? 3 : q + 2;
+    const double cells = split == SplitMethod::kPartiallyRandom ? 3 : q + 2;
     const double level_nodes = std::ldexp(1.0, config.max_depth - 1);
     const double copies = config.threads + 2;
     e.histograms += k * level_nodes * cells * 16 * copies;
@@ -404,7 +434,7 @@ void RequireTrainableInMemory(const TrainerConfig& config, const Schema& schema,
   if (e.histograms >= e.rows) {
     throw InvalidArgument(
         "max_depth",
-        std::to_string(config.max_depth) + " (split_method = \"" + config.split_method +
+        std::to_string(config.max_depth) + " (split_method = \"" + ToString(config.split_method) +
             "\", split_candidates.count = " + std::to_string(config.split_candidates.count) + ")",
         "the sizes that fit in memory: training needs " + estimate +
             "; reduce max_depth, split_candidates.count, feature_interaction.k "
@@ -422,49 +452,6 @@ void RequireTrainableInMemory(const TrainerConfig& config, const Schema& schema,
   std::string source;
   const double limit = AvailableMemoryBytes(&source);
   RequireTrainableInMemory(config, schema, n_rows, limit, source);
-}
-
-json TrainerConfig::ToJson() const {
-  json j = {
-      {"objective", objective},
-      {"n_estimators", n_estimators},
-      {"max_depth", max_depth},
-      {"learning_rate", learning_rate},
-      {"reg_lambda", reg_lambda},
-      {"noisy_hessian_floor", noisy_hessian_floor},
-      {"split_method", split_method},
-      {"leaf_update", leaf_update},
-      {"split_candidates",
-       {{"method", split_candidates.method},
-        {"count", split_candidates.count},
-        {"rounds", split_candidates.rounds}}},
-      {"feature_interaction",
-       {{"method", feature_interaction.method}, {"k", feature_interaction.k}}},
-      {"batch_size", batch_size},
-      {"subsample", subsample},
-      {"gradient_clip", gradient_clip},
-      {"hessian_clip", hessian_clip},
-      {"non_private", non_private},
-      {"threads", threads},
-  };
-  if (std::isinf(max_leaf_value)) {
-    j["max_leaf_value"] = "inf";
-  } else {
-    j["max_leaf_value"] = max_leaf_value;
-  }
-  if (!leaf_noise_weights.empty()) j["leaf_noise_weights"] = leaf_noise_weights;
-  if (initial_score) {
-    j["initial_score"] = {{"epsilon_share", initial_score->epsilon_share},
-                          {"label_clip", initial_score->label_clip}};
-  }
-  if (privacy) {
-    j["privacy"] = {{"epsilon", privacy->epsilon}};
-    if (privacy->delta) j["privacy"]["delta"] = *privacy->delta;
-    if (privacy->allow_large_delta) j["privacy"]["allow_large_delta"] = true;
-  }
-  if (renyi_filter) j["renyi_filter"] = {{"extra_rounds", renyi_filter->extra_rounds}};
-  if (seed) j["seed"] = *seed;
-  return j;
 }
 
 }  // namespace rdpkit::trees

@@ -10,6 +10,7 @@
 #include <set>
 #include <string>
 
+#include "config_keys.h"
 #include "rdpkit/accountant/errors.h"
 #include "rdpkit/accountant/json_input.h"
 #include "rdpkit/trees/file_output.h"
@@ -196,7 +197,14 @@ double Model::PredictMargin(const double* row) const {
 
 double Model::PredictRow(const double* row) const {
   const double margin = PredictMargin(row);
-  return objective == "binary:logistic" ? Sigmoid(margin) : margin;
+  switch (TaskOfObjective(objective)) {
+    case Task::kBinary:
+      return Sigmoid(margin);
+    case Task::kRegression:
+      return margin;
+  }
+  RDPKIT_CHECK(false);  // a value outside the enumeration
+  return margin;
 }
 
 std::vector<double> Model::Predict(const Dataset& data) const {
@@ -231,7 +239,7 @@ nlohmann::json Model::ToJson(bool with_trees) const {
   }
   nlohmann::json json = {{"format", kFormat},
                          {"version", kVersion},
-                         {"objective", objective},
+                         {"objective", ToString(objective)},
                          {"base_score", base_score},
                          {"feature_names", feature_names},
                          {"trees", std::move(tree_list)},
@@ -264,11 +272,14 @@ Model Model::FromJson(const nlohmann::json& json) {
   }
   Model model;
   const auto& objective = Member(json, "objective", "objective");
-  if (objective != "binary:logistic" && objective != "reg:squarederror") {
+  const auto parsed = objective.is_string()
+                          ? internal::EnumFromString<Objective>(objective.get<std::string>())
+                          : std::nullopt;
+  if (!parsed) {
     throw InvalidArgument("objective", objective.dump(),
                           "{\"binary:logistic\", \"reg:squarederror\"}");
   }
-  model.objective = objective.get<std::string>();
+  model.objective = *parsed;
   model.base_score = FiniteNumber(Member(json, "base_score", "base_score"), "base_score");
 
   const auto& names = Member(json, "feature_names", "feature_names");

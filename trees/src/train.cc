@@ -32,9 +32,6 @@ namespace {
 using internal::kMissingBin;
 using mechanisms::Random;
 
-enum class SplitMethod { kTotallyRandom, kPartiallyRandom, kHistogram, kExponential };
-enum class LeafUpdate { kNewton, kGradient, kAveraging };
-
 struct Pair {
   double a = 0;  // gradient-type statistic (label for averaging)
   double b = 0;  // Hessian-type statistic (count for gradient and averaging)
@@ -503,18 +500,12 @@ class Trainer {
 };
 
 void Trainer::ValidateData() {
-  if (config_.objective == "binary:logistic") {
-    binary_ = true;
-    if (data_.schema.task != Task::kBinary) {
-      throw InvalidArgument("objective", "\"binary:logistic\"",
-                            "objectives of a regression schema {\"reg:squarederror\"}");
-    }
-  } else {
-    binary_ = false;
-    if (data_.schema.task != Task::kRegression) {
-      throw InvalidArgument("objective", "\"reg:squarederror\"",
-                            "objectives of a binary schema {\"binary:logistic\"}");
-    }
+  binary_ = TaskOfObjective(config_.objective) == Task::kBinary;
+  if (data_.schema.task != TaskOfObjective(config_.objective)) {
+    throw InvalidArgument(
+        "objective", "\"" + ToString(config_.objective) + "\"",
+        std::string("objectives of a ") + TaskName(data_.schema.task) + " schema {\"" +
+            ToString(binary_ ? Objective::kRegSquaredError : Objective::kBinaryLogistic) + "\"}");
   }
   if (n_ == 0) throw InvalidArgument("data", "has no rows");
   if (m_ == 0) throw InvalidArgument("data", "has no features");
@@ -528,20 +519,21 @@ void Trainer::ValidateData() {
                             binary_ ? "{0, 1}" : "finite numbers");
     }
   }
-  if (config_.feature_interaction.method != "all" && config_.feature_interaction.k > m_) {
+  if (config_.feature_interaction.method != InteractionMethod::kAll &&
+      config_.feature_interaction.k > m_) {
     throw InvalidArgument("feature_interaction.k", std::to_string(config_.feature_interaction.k),
                           "[1, n_features = " + std::to_string(m_) + "]");
   }
   if (config_.renyi_filter) {
     // S-BDT §6.5–6.6 covers random trees whose only data access is the leaf query.
-    const bool leaf_only = config_.split_method == "totally_random" &&
-                           config_.split_candidates.method != "iterative_hessian";
+    const bool leaf_only = config_.split_method == SplitMethod::kTotallyRandom &&
+                           config_.split_candidates.method != CandidateMethod::kIterativeHessian;
     if (!leaf_only) {
-      throw InvalidArgument("renyi_filter",
-                            "not supported yet with split_method = \"" + config_.split_method +
-                                "\" / split_candidates.method = \"" +
-                                config_.split_candidates.method +
-                                "\" (only totally_random trees without iterative_hessian)");
+      throw InvalidArgument(
+          "renyi_filter", "not supported yet with split_method = \"" +
+                              ToString(config_.split_method) + "\" / split_candidates.method = \"" +
+                              ToString(config_.split_candidates.method) +
+                              "\" (only totally_random trees without iterative_hessian)");
     }
     if (config_.batch_size != 1) {
       throw InvalidArgument("renyi_filter", "not supported yet with batch_size > 1");
@@ -746,10 +738,11 @@ void Trainer::DrawSample() {
 std::vector<int> Trainer::TreeFeatures(int t) {
   const int pool = static_cast<int>(splittable_.size());
   const int k = std::min(features_per_tree_, pool);
-  const std::string& method = config_.feature_interaction.method;
-  if (method == "all" || k >= pool) return splittable_;
+  const InteractionMethod method = config_.feature_interaction.method;
+  if (method == InteractionMethod::kAll || k >= pool) return splittable_;
   std::vector<int> out;
-  if (method == "cyclical") {
+  RDPKIT_CHECK(method == InteractionMethod::kCyclical || method == InteractionMethod::kRandom);
+  if (method == InteractionMethod::kCyclical) {
     // Maddock §5.1: tree t uses the next k features, cycling every m/k trees.
     for (int j = 0; j < k; ++j) {
       const long long index = (static_cast<long long>(t) * k + j) % pool;
@@ -1369,15 +1362,9 @@ Model Trainer::Run() {
   ValidateData();
   // Refuses, with the estimate, what cannot fit in memory before any of it is allocated.
   RequireTrainableInMemory(config_, data_.schema, n_);
-  const std::string& sm = config_.split_method;
-  split_ = sm == "totally_random"     ? SplitMethod::kTotallyRandom
-           : sm == "partially_random" ? SplitMethod::kPartiallyRandom
-           : sm == "histogram"        ? SplitMethod::kHistogram
-                                      : SplitMethod::kExponential;
-  leaf_ = config_.leaf_update == "newton"     ? LeafUpdate::kNewton
-          : config_.leaf_update == "gradient" ? LeafUpdate::kGradient
-                                              : LeafUpdate::kAveraging;
-  features_per_tree_ = config_.feature_interaction.method == "all"
+  split_ = config_.split_method;  // Validate() checked both enums
+  leaf_ = config_.leaf_update;
+  features_per_tree_ = config_.feature_interaction.method == InteractionMethod::kAll
                            ? m_
                            : std::min(config_.feature_interaction.k, m_);
   noisy_ = !config_.non_private && config_.privacy.has_value();
@@ -1411,7 +1398,7 @@ Model Trainer::Run() {
       config_.n_estimators + (config_.renyi_filter ? config_.renyi_filter->extra_rounds : 0);
   total_trees_ = trees;
   const int batch = config_.batch_size;
-  const bool ih = config_.split_candidates.method == "iterative_hessian";
+  const bool ih = config_.split_candidates.method == CandidateMethod::kIterativeHessian;
   const auto ih_rounds = static_cast<int>(
       std::min<long long>(config_.split_candidates.rounds, static_cast<long long>(trees)));
   fused_ = binary_ && leaf_ == LeafUpdate::kNewton && batch == 1 && !filter_ &&
@@ -1491,7 +1478,7 @@ Model Trainer::Run() {
       {"queries", plan_.counts.ToJson()},
       {"sensitivities", {{"a", sens_.a}, {"b", sens_.b}, {"pair", sens_.pair()}}},
   };
-  const bool quantile = config_.split_candidates.method == "quantile";
+  const bool quantile = config_.split_candidates.method == CandidateMethod::kQuantile;
   if (noisy_) {
     report["noise_multiplier"] = plan_.noise_multiplier;
     if (plan_.counts.exponential) {

@@ -1,6 +1,11 @@
 // Trainer configuration (DESIGN.md §5). Field names equal JSON keys; FromJson rejects unknown keys
 // naming them; Validate() throws rdpkit::InvalidArgument naming the field, the value and the
 // accepted range. Defaults follow Maddock et al. 2022 (DP-TR Newton) where a paper gives one.
+//
+// Each key is declared once, in trees/src/config_keys.h (DeclareTrainerKeys: name, accepted range,
+// one-line meaning, paper; the default is the member initializer below): FromJson, Validate,
+// ToJson, their error messages and the key table of docs/trees_training.md all come from that
+// declaration.
 #ifndef RDPKIT_TREES_CONFIG_H_
 #define RDPKIT_TREES_CONFIG_H_
 
@@ -8,15 +13,37 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "rdpkit/trees/data.h"
 
 namespace rdpkit::trees {
 
+// The enumerated keys. Their JSON spellings (ToString) are declared once, in config_keys.h, and
+// parsed there only; code compares the enums, never the text.
+// XGBoost's names: binary:logistic, reg:squarederror.
+enum class Objective { kBinaryLogistic, kRegSquaredError };
+// Maddock §4.3; Revisiting DP-XGBoost §4.2.
+enum class SplitMethod { kTotallyRandom, kPartiallyRandom, kHistogram, kExponential };
+enum class LeafUpdate { kNewton, kGradient, kAveraging };  // Maddock §4.4
+// Maddock §4.5; quantile is non-private (a baseline).
+enum class CandidateMethod { kUniform, kLog, kIterativeHessian, kQuantile };
+enum class InteractionMethod { kAll, kCyclical, kRandom };  // Maddock §5.1
+
+// The JSON spelling of a value ("binary:logistic", "totally_random", ...). A value outside the
+// enumeration (a cast) → InternalError.
+std::string ToString(Objective value);
+std::string ToString(SplitMethod value);
+std::string ToString(LeafUpdate value);
+std::string ToString(CandidateMethod value);
+std::string ToString(InteractionMethod value);
+// Task of the schemas an objective trains on.
+Task TaskOfObjective(Objective objective);
+
 struct TrainerConfig {
-  // "binary:logistic" | "reg:squarederror".
-  std::string objective = "binary:logistic";
+  // Ranges, meanings and papers of the keys: config_keys.h (and docs/trees_training.md).
+  Objective objective = Objective::kBinaryLogistic;
   // T, number of trees, [1, 100000].
   int n_estimators = 100;
   // d, depth of every tree (2^d leaves), [1, 16].
@@ -32,15 +59,12 @@ struct TrainerConfig {
   // deviation s_H of the noise added to it. Post-processing of released values only (the privacy
   // event does not change). [0, 100]; 0 = max(H̃, 0), the plain rule. docs/trees_training.md §4.
   double noisy_hessian_floor = 2;
-  // totally_random | partially_random | histogram | exponential. Maddock §4.3; Revisiting §4.2.
-  std::string split_method = "totally_random";
-  // newton | gradient | averaging. Maddock §4.4.
-  std::string leaf_update = "newton";
+  SplitMethod split_method = SplitMethod::kTotallyRandom;
+  LeafUpdate leaf_update = LeafUpdate::kNewton;
 
   // Split candidate sets, Maddock §4.5.
   struct SplitCandidates {
-    // uniform | log | iterative_hessian | quantile (quantile is non-private, a baseline).
-    std::string method = "uniform";
+    CandidateMethod method = CandidateMethod::kUniform;
     // Q, candidates per feature, [2, kMaxCount]. A value's bin (0..Q) and the missing bin must fit
     // 16 bits, hence 65534.
     static constexpr int kMaxCount = 65534;
@@ -51,8 +75,7 @@ struct TrainerConfig {
 
   // Which features a tree may split on, Maddock §5.1.
   struct FeatureInteraction {
-    // all | cyclical | random.
-    std::string method = "all";
+    InteractionMethod method = InteractionMethod::kAll;
     // k features per tree, [1, n_features] for cyclical/random; ignored (0) for all.
     int k = 0;
   } feature_interaction;
@@ -62,8 +85,8 @@ struct TrainerConfig {
   int batch_size = 1;
   // γ, Poisson sampling rate of the rows used by each tree, (0, 1]. S-BDT §6.3.
   double subsample = 1;
-  // g*: regression gradients are clipped to [−g*, g*] (S-BDT §4.2). (0, inf). For binary
-  // cross-entropy gradients already lie in [−1, 1] and this must be ≥ 1 (it is then inactive).
+  // g*: gradients are clipped to [−g*, g*] (S-BDT §4.2). (0, inf). Binary cross-entropy
+  // gradients lie in (−1, 1), so a value ≥ 1 is inactive there.
   double gradient_clip = 1;
   // h*: Hessians are clipped to [0, h*] (S-BDT §4.2). (0, inf). Regression Hessians are 1;
   // binary cross-entropy Hessians lie in [0, 1/4].
@@ -112,6 +135,10 @@ struct TrainerConfig {
   // Every field, with defaults filled in (absent optionals are omitted).
   nlohmann::json ToJson() const;
 };
+
+// The key table of docs/trees_training.md (Markdown, one row per key), rendered from the
+// declaration; tests/trees/config_test.cc checks that the docs hold exactly this.
+std::string ConfigKeyTable();
 
 // Estimated peak memory of Train (and of writing its model) for a configuration on n_rows rows of
 // a schema, in bytes, by part (docs/trees_training.md "What the trainer refuses"): meant to refuse

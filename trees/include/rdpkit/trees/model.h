@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "rdpkit/trees/config.h"
 #include "rdpkit/trees/data.h"
 
 namespace rdpkit::trees {
@@ -46,7 +47,7 @@ struct Tree {
 };
 
 struct Model {
-  std::string objective;  // "binary:logistic" | "reg:squarederror"
+  Objective objective = Objective::kBinaryLogistic;
   double base_score = 0;  // margin added before the trees
   std::vector<std::string> feature_names;
   std::vector<Tree> trees;
