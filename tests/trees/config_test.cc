@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <fstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -188,7 +190,7 @@ TEST(TrainerConfig, SplitCandidateCountMaximumIsTheOneDocumented) {
               ThrowsMessage<InvalidArgument>(
                   HasSubstr("split_candidates.count = 65535 is outside [2, 65534]")));
   const std::string docs = testing::ReadText(testing::SourcePath("docs/trees_training.md"));
-  EXPECT_THAT(docs, HasSubstr("count [2, 65534]"));
+  EXPECT_THAT(docs, HasSubstr("| `split_candidates.count` | 32 | [2, 65534] |"));
 }
 
 Schema Features(int m) {
@@ -352,6 +354,30 @@ TEST(TrainerConfig, FirstOfSeveralErrors) {
       [&] { TrainerConfig::FromJson(j); },
       ThrowsMessage<InvalidArgument>(HasSubstr(
           R"(split_method = "greedy" is outside {exponential, histogram, partially_random, totally_random})")));
+}
+
+// docs/trees_training.md holds the key table rendered from the declaration (config_keys.h)
+// between the marker comments. RDPKIT_UPDATE_DOCS=1 rewrites the block.
+TEST(ConfigKeyTable, DocsAreInSyncWithTheDeclaration) {
+  constexpr const char* kBegin =
+      "<!-- BEGIN config-keys: generated from trees/src/config_keys.h; do not edit by hand -->\n";
+  constexpr const char* kEnd = "<!-- END config-keys -->";
+  const std::string path = testing::SourcePath("docs/trees_training.md");
+  const std::string docs = testing::ReadText(path);
+  const auto begin = docs.find(kBegin);
+  const auto end = docs.find(kEnd);
+  ASSERT_NE(begin, std::string::npos) << path << " lacks the marker " << kBegin;
+  ASSERT_NE(end, std::string::npos) << path << " lacks the marker " << kEnd;
+  const auto first = begin + std::string(kBegin).size();
+  const std::string table = ConfigKeyTable();
+  if (std::getenv("RDPKIT_UPDATE_DOCS") != nullptr) {
+    std::ofstream(path, std::ios::binary) << docs.substr(0, first) << table << docs.substr(end);
+    return;
+  }
+  EXPECT_EQ(docs.substr(first, end - first), table)
+      << "docs/trees_training.md's key table differs from the declaration in "
+         "trees/src/config_keys.h; regenerate it with\n  RDPKIT_UPDATE_DOCS=1 "
+         "build/tests/trees/trees_tests --gtest_filter=ConfigKeyTable.*";
 }
 
 }  // namespace
