@@ -129,6 +129,15 @@ std::vector<double> ParseNumberList(const std::string& text, const std::string& 
   return out;
 }
 
+accountant::ConversionOptions ConversionOptionsFrom(const std::string& orders, bool fast) {
+  // What --orders accepts (ConversionOptions::Validate).
+  constexpr const char* kOrdersAccepted = "decimal numbers in (1, inf)";
+  accountant::ConversionOptions options;
+  if (!orders.empty()) options.orders = ParseNumberList(orders, "orders", kOrdersAccepted);
+  options.certified = !fast;
+  return options;
+}
+
 namespace {
 // One definition for both number-option overloads: Target is double or std::optional<double>.
 template <class Target>

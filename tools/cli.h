@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "rdpkit/accountant/convert.h"
+
 namespace rdpkit::tools {
 
 // The action of the subcommand the user chose; set by the sub-app's callback.
@@ -40,6 +42,9 @@ std::uint64_t ParseWholeNumber(const std::string& text, const std::string& field
 // A comma-separated list of ParseDecimal numbers ("1.5,2,4"); names field on error.
 std::vector<double> ParseNumberList(const std::string& text, const std::string& field,
                                     const std::string& accepted = "decimal numbers");
+// Conversion options of epsilon, delta and calibrate: --orders (ParseNumberList, empty for the
+// default grid) and --fast (certified = !fast).
+accountant::ConversionOptions ConversionOptionsFrom(const std::string& orders, bool fast);
 
 // --flag options read by ParseDecimal / ParseWholeNumber instead of CLI11's lenient conversion
 // (which reads "" as 0 and 0x10 as 16). The field in messages is the flag without its dashes;

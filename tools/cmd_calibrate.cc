@@ -4,8 +4,6 @@
 
 namespace rdpkit::tools {
 
-accountant::ConversionOptions ConversionOptionsFrom(const std::string& orders, bool fast);
-
 int RunCalibrate(const CalibrateArgs& args, std::ostream& out) {
   const auto json = ReadEventJson(args.event);
   const auto solved = accountant::CalibrateJson(json, args.epsilon, args.delta,

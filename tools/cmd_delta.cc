@@ -4,8 +4,6 @@
 
 namespace rdpkit::tools {
 
-accountant::ConversionOptions ConversionOptionsFrom(const std::string& orders, bool fast);
-
 int RunDelta(const DeltaArgs& args, std::ostream& out) {
   const auto event = accountant::Event::FromJson(ReadEventJson(args.event));
   const auto result =

@@ -4,16 +4,6 @@
 
 namespace rdpkit::tools {
 
-// What --orders accepts (ConversionOptions::Validate).
-const char* const kOrdersAccepted = "decimal numbers in (1, inf)";
-
-accountant::ConversionOptions ConversionOptionsFrom(const std::string& orders, bool fast) {
-  accountant::ConversionOptions options;
-  if (!orders.empty()) options.orders = ParseNumberList(orders, "orders", kOrdersAccepted);
-  options.certified = !fast;
-  return options;
-}
-
 int RunEpsilon(const EpsilonArgs& args, std::ostream& out) {
   const auto event = accountant::Event::FromJson(ReadEventJson(args.event));
   const auto result =
