@@ -204,10 +204,12 @@ Real Rdp(const Event& event, const Real& alpha) {
             return Real(e.budget());
           }
           return Real(std::numeric_limits<double>::infinity());
-        } else {
+        } else if constexpr (std::is_same_v<T, ComposedEvent>) {
           Real sum(0);
           for (const Event& inner : e.events()) sum += Rdp(inner, alpha);
           return sum;
+        } else {
+          static_assert(kAlwaysFalse<T>, "unhandled event kind");
         }
       },
       event.variant());

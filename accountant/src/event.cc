@@ -410,6 +410,14 @@ void CollectFilterOrders(const Event& event, std::vector<double>& out) {
           CollectFilterOrders(e.event(), out);
         } else if constexpr (std::is_same_v<T, ComposedEvent>) {
           for (const Event& inner : e.events()) CollectFilterOrders(inner, out);
+        } else if constexpr (std::is_same_v<T, GaussianEvent> ||
+                             std::is_same_v<T, LeafBalancedGaussianEvent> ||
+                             std::is_same_v<T, LaplaceEvent> ||
+                             std::is_same_v<T, ExponentialEvent> ||
+                             std::is_same_v<T, PureDpEvent> || std::is_same_v<T, ZcdpEvent>) {
+          // A mechanism holds no filter.
+        } else {
+          static_assert(kAlwaysFalse<T>, "unhandled event kind");
         }
       },
       event.variant());
@@ -462,10 +470,12 @@ json Event::ToJson() const {
                     {"budget", e.budget()},
                     {"max_rounds", e.max_rounds()},
                     {"event", e.event().ToJson()}}}};
-        } else {
+        } else if constexpr (std::is_same_v<T, ComposedEvent>) {
           json list = json::array();
           for (const Event& inner : e.events()) list.push_back(inner.ToJson());
           return {{"composed", list}};
+        } else {
+          static_assert(kAlwaysFalse<T>, "unhandled event kind");
         }
       },
       variant_);

@@ -172,6 +172,12 @@ class Event {
   Variant variant_;
 };
 
+// For visitors of Event::Variant: a dependent false, so that a visitor's last branch
+// `else { static_assert(kAlwaysFalse<T>, "unhandled event kind"); }` fails to compile when a new
+// event kind is added and the visitor does not handle it.
+template <class T>
+inline constexpr bool kAlwaysFalse = false;
+
 // The orders of every renyi_filter inside the event (sorted, unique); empty when there is none.
 // Where this is non-empty the event's curve is finite at these orders at most.
 std::vector<double> FilterOrders(const Event& event);
