@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "certify.h"
 #include "conversion_impl.h"
 #include "curves_impl.h"
 #include "rdpkit/accountant/curves.h"
@@ -44,32 +45,16 @@ double SafeObjective(const Objective& objective, double order) {
   return std::isnan(v) ? kInf : v;
 }
 
-// Golden-section search of a unimodal objective in x = log(α − 1) on [lo, hi] (continuous
-// orders), or a ternary search over the integers in [lo, hi] (integer-only curves).
+// Golden-section search of a unimodal objective in x = log(α − 1) on [lo, hi]. Every curve is
+// defined at every real order > 1 (subsampled ones through the exact sampled Gaussian or the
+// convexity bound between integers), so the search is over continuous orders.
 template <class Objective>
-Candidate Refine(const Objective& objective, double lo, double hi, bool integer_orders,
-                 Candidate best) {
+Candidate Refine(const Objective& objective, double lo, double hi, Candidate best) {
   auto consider = [&](double order) {
     const double v = SafeObjective(objective, order);
     if (v < best.value) best = Candidate{order, v};
     return v;
   };
-  if (integer_orders) {
-    long a = static_cast<long>(std::ceil(lo));
-    long b = static_cast<long>(std::floor(hi));
-    a = std::max(a, 2L);
-    while (b - a > 2) {
-      const long m1 = a + (b - a) / 3;
-      const long m2 = b - (b - a) / 3;
-      if (consider(static_cast<double>(m1)) <= consider(static_cast<double>(m2))) {
-        b = m2;
-      } else {
-        a = m1;
-      }
-    }
-    for (long k = a; k <= b; ++k) consider(static_cast<double>(k));
-    return best;
-  }
   const double kInvPhi = (std::sqrt(5.0) - 1) / 2;
   double x0 = std::log(lo - 1);
   double x3 = std::log(hi - 1);
@@ -112,11 +97,9 @@ Candidate Minimise(const Event& event, const ConversionOptions& options,
     return best;
   }
   const std::vector<double>& grid = user_orders ? options.orders : DefaultOrders();
-  const bool continuous = HasContinuousOrders(event);
   Candidate best;
   std::size_t best_index = 0;
   for (std::size_t i = 0; i < grid.size(); ++i) {
-    if (!continuous && std::floor(grid[i]) != grid[i]) continue;
     const double v = SafeObjective(objective, grid[i]);
     if (v < best.value || best.order == 0) {
       best = Candidate{grid[i], v};
@@ -126,14 +109,13 @@ Candidate Minimise(const Event& event, const ConversionOptions& options,
   if (user_orders || !std::isfinite(best.value)) return best;
   const double lo = best_index > 0 ? grid[best_index - 1] : 1 + (grid[0] - 1) / 10;
   const double hi = best_index + 1 < grid.size() ? grid[best_index + 1] : kMaxOrder;
-  return Refine(objective, lo, std::min(hi, kMaxOrder), !continuous, best);
+  return Refine(objective, lo, std::min(hi, kMaxOrder), best);
 }
 
 template <class I>
 bool Narrow(const I& x) {
-  const double lo = internal::LowerDouble(x);
-  const double hi = internal::UpperDouble(x);
-  return hi - lo <= 1e-12 * std::max({std::abs(hi), std::abs(lo), 1e-300});
+  return internal::WithinRelativeWidth(internal::LowerDouble(x), internal::UpperDouble(x),
+                                       internal::kRetryRelativeWidth);
 }
 
 template <class I>
@@ -149,8 +131,8 @@ internal::PerConversion<I> LogDeltaEnclosure(const Event& event, double order, d
   return internal::LogDeltaConversions(alpha, internal::Rdp(event, alpha), I(epsilon));
 }
 
-// Evaluates at 133 bits, retries at 332 bits when the enclosure is wider than 1e-12 relative
-// (cancellation), and returns the upper ends: each is a guaranteed upper bound either way.
+// Evaluates at 133 bits, retries at 332 bits when an enclosure is wider than kRetryRelativeWidth
+// (certify.h; cancellation), and returns the smaller upper ends: each is a guaranteed upper bound.
 template <template <class> class Enclosure>
 internal::PerConversion<double> UpperEnds(const Event& event, double order, double arg) {
   auto narrow = Enclosure<internal::Interval>::Get(event, order, arg);
@@ -274,12 +256,7 @@ EpsilonResult Epsilon(const Event& event, double delta, const ConversionOptions&
     const auto both = internal::EpsilonConversions(order, internal::Rdp(event, order), log_delta);
     return std::min(both.mironov, both.balle);
   });
-  if (best.order == 0) {
-    throw InvalidArgument("orders",
-                          "no order usable for this event (its curve is defined at "
-                          "integer orders only; give at least one integer order ≥ 2)");
-  }
-  if (options.certified && best.order != 0 &&
+  if (options.certified &&
       !FastOrderTrusted(best.value, CertifiedEpsilonAt(event, best.order, delta))) {
     best = Minimise(event, options,
                     [&](double order) { return CertifiedEpsilonAt(event, order, delta); });
@@ -307,12 +284,7 @@ DeltaResult Delta(const Event& event, double epsilon, const ConversionOptions& o
     const auto both = internal::LogDeltaConversions(order, internal::Rdp(event, order), epsilon);
     return std::min(both.mironov, both.balle);
   });
-  if (best.order == 0) {
-    throw InvalidArgument("orders",
-                          "no order usable for this event (its curve is defined at "
-                          "integer orders only; give at least one integer order ≥ 2)");
-  }
-  if (options.certified && best.order != 0 &&
+  if (options.certified &&
       !FastOrderTrusted(best.value, CertifiedLogDeltaAt(event, best.order, epsilon))) {
     best = Minimise(event, options,
                     [&](double order) { return CertifiedLogDeltaAt(event, order, epsilon); });

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 
+#include "certify.h"
 #include "rdpkit/accountant/event.h"
 #include "real.h"
 

@@ -4,6 +4,7 @@
 #include <limits>
 #include <string>
 
+#include "certify.h"
 #include "curves_impl.h"
 #include "rdpkit/accountant/errors.h"
 #include "real.h"
@@ -18,7 +19,7 @@ void RequireOrder(double order) {
 void RequireRate(double q) { Require(q >= 0 && q <= 1, "sampling_probability", q, "[0, 1]"); }
 
 // Upper end of the per-record curve at mix u = j/G (linear coefficient c = D·u/(2σ²), S-BDT
-// Thm 16) subsampled at q (Thm 19), at 133 bits, at 332 bits when the first is wider than 1e-9.
+// Thm 16) subsampled at q (Thm 19), certified (certify.h).
 template <class I>
 I GridValue(double sigma, double d, double mix_max, double q, double order, std::size_t j,
             std::size_t grid) {
@@ -26,10 +27,6 @@ I GridValue(double sigma, double d, double mix_max, double q, double order, std:
   const I c =
       I(d) * (I(static_cast<double>(j)) / static_cast<double>(grid)) * mix_max / (2 * s * s);
   return internal::SampledLinearRdp(q, c, /*gaussian=*/true, order);
-}
-
-bool Narrow(double lo, double hi) {
-  return std::isfinite(hi) && hi - lo <= 1e-9 * std::max(std::abs(hi), 1e-300);
 }
 
 }  // namespace
@@ -71,22 +68,19 @@ IndividualRdpTable::IndividualRdpTable(double noise_multiplier, std::vector<doub
   scale_ = grid_ / mix_max_ * (1 + 0x1p-40);
   values_.resize(grid_size + 1);
   for (std::size_t j = 0; j <= grid_size; ++j) {
-    const auto narrow = GridValue<internal::Interval>(noise_multiplier, d, mix_max_,
-                                                      sampling_probability, order, j, grid_size);
-    double lo = internal::LowerDouble(narrow);
-    double hi = internal::UpperDouble(narrow);
-    if (!Narrow(lo, hi)) {
-      const auto wide = GridValue<internal::WideInterval>(
-          noise_multiplier, d, mix_max_, sampling_probability, order, j, grid_size);
-      lo = internal::LowerDouble(wide);
-      hi = internal::UpperDouble(wide);
-      if (!Narrow(lo, hi)) {
-        throw NumericalError("individual RDP table: entry " + std::to_string(j) +
-                             " is enclosed only in [" + FormatNumber(lo) + ", " + FormatNumber(hi) +
-                             "]");
-      }
+    const auto entry = [&] { return "individual RDP table: entry " + std::to_string(j); };
+    const Bound b = internal::Certify(
+        [&](auto zero) {
+          return GridValue<decltype(zero)>(noise_multiplier, d, mix_max_, sampling_probability,
+                                           order, j, grid_size);
+        },
+        entry);
+    // A table entry must be finite (a record charged +inf could never take part).
+    if (!std::isfinite(b.upper)) {
+      throw NumericalError(entry() + " is enclosed only in [" + FormatNumber(b.lower) + ", " +
+                           FormatNumber(b.upper) + "]");
     }
-    values_[j] = hi;
+    values_[j] = b.upper;
   }
 }
 

@@ -120,21 +120,6 @@ inline bool DoubleIsAccurate(double value, double magnitude) {
   return magnitude <= kMaxCancellation * value;
 }
 
-// Upper end of an interval evaluation, the fast path's fallback: f(I(0)) at 133 bits, and at
-// 332 bits when that enclosure is wider than 1e-12 relative; the smaller upper end (each is an
-// upper bound of the true value). NaN when neither evaluation gave an enclosure.
-template <class F>
-double UpperByIntervals(const F& f) {
-  const Interval narrow = f(Interval(0));
-  const double lo = LowerDouble(narrow);
-  const double hi = UpperDouble(narrow);
-  if (!std::isnan(hi) && !std::isnan(lo) && hi - lo <= 1e-12 * std::abs(hi)) return hi;
-  const double wide = UpperDouble(f(WideInterval(0)));
-  if (std::isnan(hi)) return wide;
-  if (std::isnan(wide)) return hi;
-  return std::min(hi, wide);
-}
-
 }  // namespace rdpkit::accountant::internal
 
 #endif  // RDPKIT_ACCOUNTANT_SRC_REAL_H_

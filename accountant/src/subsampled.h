@@ -8,10 +8,6 @@
 
 namespace rdpkit::accountant::internal {
 
-// True when the subsampled curve is defined at fractional orders (always: fractional orders use the
-// exact sampled Gaussian or the convexity bound from the neighbouring integers).
-bool PoissonSampledHasContinuousOrders(const PoissonSampledEvent& event);
-
 // ρ(α) of the Poisson-sampled event with an explicit choice of the Zhu–Wang bound (kAuto picks
 // the tightest sound one). Instantiated for double, Interval and WideInterval.
 template <class Real>

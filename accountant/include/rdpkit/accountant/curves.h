@@ -31,10 +31,6 @@ struct Bound {
 // stays wider than 1e-9 relative at the highest precision tried.
 [[nodiscard]] Bound RdpCertified(const Event& event, double order);
 
-// True when the curve is defined for every real order > 1 (false when some part of the event is
-// only evaluated at integer orders).
-[[nodiscard]] bool HasContinuousOrders(const Event& event);
-
 // Default order grid for conversions: 1 + 10^x for x in [-3, 5] on a fine log grid, plus every
 // integer 2..256 (integer orders are where subsampled curves are tight). Sorted, unique.
 [[nodiscard]] const std::vector<double>& DefaultOrders();
