@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
+#include <memory>
 #include <numeric>
 
 #include "rdpkit/accountant/errors.h"
@@ -286,6 +288,17 @@ TEST(LoadCsv, RejectsRaggedAndEmptyFiles) {
               ThrowsMessage<InvalidArgument>(HasSubstr("no data rows")));
   EXPECT_THAT([] { LoadCsv("/nonexistent/data.csv", SmallSchema()); },
               ThrowsMessage<InvalidArgument>(HasSubstr("cannot open file")));
+}
+
+// Found by the CSV fuzzer (fuzz/regressions/csv/header_without_newline): a header with no newline
+// and nothing after it made the row-count reservation start one byte past the text. The text sits
+// in a buffer of exactly its size, so the sanitizer build reports any read past it.
+TEST(LoadCsv, HeaderWithoutNewlineReadsNothingPastTheText) {
+  const std::string header = "a,b,c,label";
+  const std::unique_ptr<char[]> exact(new char[header.size()]);
+  std::memcpy(exact.get(), header.data(), header.size());
+  EXPECT_THAT([&] { ParseCsv(std::string_view(exact.get(), header.size()), SmallSchema()); },
+              ThrowsMessage<InvalidArgument>(HasSubstr("no data rows")));
 }
 
 TEST(LoadCsv, ReadsTheBundledSpambaseExactly) {

@@ -187,7 +187,8 @@ RawTable ReadTable(std::string_view text, const std::string& source, Targets&& t
   // Reserve by counting newlines once (memchr-speed) so columns never reallocate.
   const std::size_t expected_rows =
       static_cast<std::size_t>(
-          std::count(text.begin() + static_cast<std::ptrdiff_t>(pos), text.end(), '\n')) +
+          std::count(text.begin() + static_cast<std::ptrdiff_t>(std::min(pos, text.size())),
+                     text.end(), '\n')) +
       1;
   table.columns.resize(n_columns);
   for (std::size_t c = 0; c < n_columns; ++c) {
