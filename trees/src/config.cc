@@ -204,7 +204,10 @@ class Reader {
   template <class G, class Body>
   void Group(std::string_view name, std::optional<G>& group, const KeySpec&, Body body) {
     if (name != top_ || root_.at(std::string(name)).is_null()) return;
-    group.emplace();
+    // Not group.emplace(): clang 14 judges a nested aggregate with default member initialisers not
+    // default-constructible (its enclosing class was incomplete where optional<G> was
+    // instantiated); moving a value in needs only the move constructor.
+    group = G{};
     body(*group);
   }
   template <class F>
