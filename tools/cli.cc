@@ -139,44 +139,38 @@ accountant::ConversionOptions ConversionOptionsFrom(const std::string& orders, b
 }
 
 namespace {
-// One definition for both number-option overloads: Target is double or std::optional<double>.
-template <class Target>
-CLI::Option* AddDecimalOption(CLI::App* sub, const std::string& flag, Target* target,
-                              const std::string& accepted, const std::string& description) {
+// One definition for every number option: parse reads the flag's text (ParseDecimal or
+// ParseWholeNumber) into *target (double, std::optional<double> or std::optional<uint64_t>).
+template <class Target, class Parse>
+CLI::Option* AddParsedOption(CLI::App* sub, const std::string& flag, Target* target,
+                             const std::string& accepted, const std::string& description,
+                             Parse parse, const char* type_name) {
   const std::string field = FieldOfFlag(flag);
   return sub
       ->add_option_function<std::string>(
           flag,
-          [target, field, accepted](const std::string& text) {
-            *target = ParseDecimal(text, field, accepted);
+          [target, field, accepted, parse](const std::string& text) {
+            *target = parse(text, field, accepted);
           },
           description)
-      ->type_name("NUMBER");
+      ->type_name(type_name);
 }
 }  // namespace
 
 CLI::Option* AddNumberOption(CLI::App* sub, const std::string& flag, double* target,
                              const std::string& accepted, const std::string& description) {
-  return AddDecimalOption(sub, flag, target, accepted, description);
+  return AddParsedOption(sub, flag, target, accepted, description, ParseDecimal, "NUMBER");
 }
 
 CLI::Option* AddNumberOption(CLI::App* sub, const std::string& flag, std::optional<double>* target,
                              const std::string& accepted, const std::string& description) {
-  return AddDecimalOption(sub, flag, target, accepted, description);
+  return AddParsedOption(sub, flag, target, accepted, description, ParseDecimal, "NUMBER");
 }
 
 CLI::Option* AddWholeNumberOption(CLI::App* sub, const std::string& flag,
                                   std::optional<std::uint64_t>* target, const std::string& accepted,
                                   const std::string& description) {
-  const std::string field = FieldOfFlag(flag);
-  return sub
-      ->add_option_function<std::string>(
-          flag,
-          [target, field, accepted](const std::string& text) {
-            *target = ParseWholeNumber(text, field, accepted);
-          },
-          description)
-      ->type_name("UINT");
+  return AddParsedOption(sub, flag, target, accepted, description, ParseWholeNumber, "UINT");
 }
 
 std::string DescribeUsageError(const CLI::App& app, const CLI::ParseError& error) {
