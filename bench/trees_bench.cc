@@ -105,7 +105,7 @@ BENCHMARK(BM_Train_Synthetic50kTotallyRandomNewton)
 void BM_Plan_Calibrate1000LeafQueries(benchmark::State& state) {
   const TrainerConfig config = TrConfig(1);
   for (auto _ : state) {
-    auto plan = rdpkit::trees::PlanPrivacy(config, 3220, 57);
+    auto plan = rdpkit::trees::PlanPrivacy(config, 3220, rdpkit::trees::QueryShape::AllNumeric(57));
     benchmark::DoNotOptimize(plan);
   }
   state.counters["calls"] =

@@ -55,7 +55,7 @@ const json kIh = {{"method", "iterative_hessian"}, {"rounds", 2}};
 TEST_P(QueryCountCase, MatchesHandCountAndTheTrainedModel) {
   const CountCase& c = GetParam();
   const TrainerConfig config = Config(c.config);
-  const QueryCounts counts = CountQueries(config, kFeatures);
+  const QueryCounts counts = CountQueries(config, QueryShape::AllNumeric(kFeatures));
   EXPECT_EQ(counts.candidate, c.candidate);
   EXPECT_EQ(counts.split, c.split);
   EXPECT_EQ(counts.leaf, c.leaf);
@@ -196,11 +196,10 @@ TEST(Sensitivities, ClippingAndUpdates) {
   EXPECT_DOUBLE_EQ(regression.b, 1.0);
 }
 
-TEST(BuildEvent, SubsampledTreesAreOneLinearGaussianPerTree) {
+TEST(PlannedEvent, SubsampledTreesAreOneLinearGaussianPerTree) {
   // S-BDT §6.3: per tree the queries are Gaussian (curve α·c), so the tree is one Gaussian with
   // σ_eff = 1/√(2c); IH trees add m Hessian histograms: c = (m + 1)/(2σ²) → σ/√(m + 1).
   const TrainerConfig config = Config({{"subsample", 0.25}, {"split_candidates", kIh}});
-  const QueryCounts counts = CountQueries(config, kFeatures);
   const double sigma = 3.0;
   const json sampled = {
       {"composed",
@@ -209,28 +208,30 @@ TEST(BuildEvent, SubsampledTreesAreOneLinearGaussianPerTree) {
                  {{"sampling_probability", 0.25}, {"event", Gaussian(sigma / std::sqrt(5.0))}}}}),
         Repeat(8, {{"poisson_sampled",
                     {{"sampling_probability", 0.25}, {"event", Gaussian(sigma)}}}})}}};
-  const json got = BuildEvent(config, counts, sigma).ToJson();
+  const json got = PlannedEvent(config, QueryShape::AllNumeric(kFeatures), sigma).ToJson();
   EXPECT_EQ(got["composed"][1], Event::FromJson(sampled["composed"][1]).ToJson());
   const double sigma_ih = got["composed"][0]["self_composed"]["event"]["poisson_sampled"]["event"]
                              ["gaussian"]["noise_multiplier"];
   EXPECT_NEAR(sigma_ih, sigma / std::sqrt(5.0), 1e-12);
 }
 
-TEST(BuildEvent, InitialScoreSpendsItsShareAsTwoLaplaceReleases) {
+TEST(PlannedEvent, InitialScoreSpendsItsShareAsTwoLaplaceReleases) {
   const TrainerConfig config =
       Config({{"initial_score", {{"epsilon_share", 0.1}, {"label_clip", 1.0}}}});
-  const json got = BuildEvent(config, CountQueries(config, kFeatures), 2.0).ToJson();
+  const json got = PlannedEvent(config, QueryShape::AllNumeric(kFeatures), 2.0).ToJson();
   // ε_init = 0.1·ε = 0.1, each half 0.05 → Laplace noise_multiplier 1/0.05 = 20.
   EXPECT_EQ(got["composed"][0], Repeat(2, {{"laplace", {{"noise_multiplier", 20.0}}}}));
   EXPECT_EQ(got["composed"][1], Repeat(10, Gaussian(2.0)));
 }
 
 TEST(PlanPrivacy, DeltaDefaultsToAPowerOfTenBelowOneOverN) {
-  const PrivacyPlan plan = PlanPrivacy(Config(json::object()), 1000, kFeatures);
+  const PrivacyPlan plan =
+      PlanPrivacy(Config(json::object()), 1000, QueryShape::AllNumeric(kFeatures));
   EXPECT_DOUBLE_EQ(plan.delta, 1e-4);  // strictly below 1/1000
   EXPECT_TRUE(plan.delta_from_n);
   const PrivacyPlan explicit_delta =
-      PlanPrivacy(Config({{"privacy", {{"epsilon", 1.0}, {"delta", 1e-6}}}}), 1000, kFeatures);
+      PlanPrivacy(Config({{"privacy", {{"epsilon", 1.0}, {"delta", 1e-6}}}}), 1000,
+                  QueryShape::AllNumeric(kFeatures));
   EXPECT_DOUBLE_EQ(explicit_delta.delta, 1e-6);
   EXPECT_FALSE(explicit_delta.delta_from_n);
   EXPECT_GT(explicit_delta.noise_multiplier, plan.noise_multiplier);
@@ -238,12 +239,12 @@ TEST(PlanPrivacy, DeltaDefaultsToAPowerOfTenBelowOneOverN) {
   EXPECT_THAT(
       [&] {
         (void)PlanPrivacy(Config({{"privacy", {{"epsilon", 1.0}, {"delta", 1e-3}}}}), 1000,
-                          kFeatures);
+                          QueryShape::AllNumeric(kFeatures));
       },
       ::testing::ThrowsMessage<InvalidArgument>(::testing::HasSubstr("privacy.delta = 0.001")));
   const PrivacyPlan accepted = PlanPrivacy(
       Config({{"privacy", {{"epsilon", 1.0}, {"delta", 1e-3}, {"allow_large_delta", true}}}}), 1000,
-      kFeatures);
+      QueryShape::AllNumeric(kFeatures));
   EXPECT_DOUBLE_EQ(accepted.delta, 1e-3);
 }
 
@@ -252,7 +253,7 @@ TEST(PlanPrivacy, SubsamplingAndInitialScoreStayWithinTarget) {
        {json{{"subsample", 0.1}}, json{{"initial_score", {{"epsilon_share", 0.2}}}},
         json{{"subsample", 0.3}, {"split_method", "exponential"}}}) {
     const TrainerConfig config = Config(extra);
-    const PrivacyPlan plan = PlanPrivacy(config, 2000, kFeatures);
+    const PrivacyPlan plan = PlanPrivacy(config, 2000, QueryShape::AllNumeric(kFeatures));
     const auto eps = accountant::Epsilon(*plan.event, plan.delta);
     EXPECT_LE(eps.epsilon, kTargetEpsilon) << extra.dump();
     EXPECT_GT(plan.noise_multiplier, 0) << extra.dump();

@@ -6,120 +6,21 @@
 #include <limits>
 #include <vector>
 
+#include "query_plan.h"
 #include "rdpkit/accountant/calibrate.h"
 #include "rdpkit/accountant/convert.h"
 #include "rdpkit/accountant/errors.h"
 #include "rdpkit/accountant/run_calibration.h"
 
 namespace rdpkit::trees {
-namespace {
 
-using accountant::ComposedEvent;
 using accountant::Event;
-using accountant::ExponentialEvent;
-using accountant::GaussianEvent;
-using accountant::LaplaceEvent;
-using accountant::LeafBalancedGaussianEvent;
-using accountant::PoissonSampledEvent;
-using accountant::SelfComposedEvent;
+using internal::QueryPlan;
+using internal::QuerySchedule;
 
-// Number of features a tree may split on (Maddock §5.1: k-way interactions; "all" = m).
-int FeaturesPerTree(const TrainerConfig& config, int n_features) {
-  switch (config.feature_interaction.method) {
-    case InteractionMethod::kAll:
-      return n_features;
-    case InteractionMethod::kCyclical:
-    case InteractionMethod::kRandom:
-      return std::min(config.feature_interaction.k, n_features);
-  }
-  RDPKIT_CHECK(false);  // a value outside the enumeration
-  return 0;
+QueryShape QueryShape::AllNumeric(int n_features) {
+  return QueryShape{n_features, n_features, n_features};
 }
-
-// Event of one (a, b) pair query (histogram cell vector, partially random sums, leaf sums):
-// spherical Gaussian of L2 sensitivity √(s_a² + s_b²), or leaf-balanced noise (S-BDT §5.2).
-Event PairEvent(const TrainerConfig& config, double sigma) {
-  if (config.leaf_noise_weights.empty()) return GaussianEvent(sigma);
-  return LeafBalancedGaussianEvent(sigma, config.leaf_noise_weights);
-}
-
-// The RDP curve of a pair query is α·c; c = 1/(2σ²) (Mironov 2017) or D·Σr_d/(2σ²) = 1/σ²
-// (S-BDT Cor. 17, D = 2, Σr = 1).
-double PairSlope(const TrainerConfig& config, double sigma) {
-  return config.leaf_noise_weights.empty() ? 1 / (2 * sigma * sigma) : 1 / (sigma * sigma);
-}
-
-void AddRepeated(std::vector<Event>& parts, std::uint64_t count, const Event& event) {
-  if (count == 0) return;
-  if (count == 1) {
-    parts.push_back(event);
-  } else {
-    parts.push_back(SelfComposedEvent(count, event));
-  }
-}
-
-Event Compose(std::vector<Event> parts) {
-  RDPKIT_CHECK(!parts.empty());
-  if (parts.size() == 1) return parts.front();
-  return ComposedEvent(std::move(parts));
-}
-
-// The queries of one tree (for Poisson subsampling, S-BDT §6.3): with only Gaussian-type queries
-// the composition is again a Gaussian-type curve α·c (linear in α), written as one Gaussian with
-// σ_eff = 1/√(2c) so that the accountant can use the tight Zhu–Wang bound (S-BDT Lem. 15).
-Event TreeEvent(const TrainerConfig& config, const QueryCounts& counts, double sigma, bool ih) {
-  const std::uint64_t hessian = ih ? counts.candidate_per_round : 0;
-  if (counts.exponential) {
-    std::vector<Event> parts;
-    AddRepeated(parts, hessian, GaussianEvent(sigma));
-    AddRepeated(parts, counts.split_per_tree, ExponentialEvent(ExponentialEpsilon(counts, sigma)));
-    AddRepeated(parts, counts.leaf_per_tree, PairEvent(config, sigma));
-    return Compose(std::move(parts));
-  }
-  const std::uint64_t pairs = counts.split_per_tree + counts.leaf_per_tree;
-  if (hessian == 0 && pairs == 1) return PairEvent(config, sigma);
-  if (pairs == 0 && hessian == 1) return GaussianEvent(sigma);
-  const double slope = static_cast<double>(hessian) / (2 * sigma * sigma) +
-                       static_cast<double>(pairs) * PairSlope(config, sigma);
-  return GaussianEvent(1 / std::sqrt(2 * slope));
-}
-
-// Split and leaf queries per tree of a split method with k features per tree and depth d.
-void SplitQueriesPerTree(SplitMethod split, std::uint64_t k, std::uint64_t depth, QueryCounts& c) {
-  switch (split) {
-    case SplitMethod::kTotallyRandom:
-      // Maddock §4.3.2: TR splits are data independent (κ_s = 0); one leaf query per tree.
-      c.leaf_per_tree = 1;
-      return;
-    case SplitMethod::kPartiallyRandom:
-      if (k == 1) {
-        // With one feature per tree the random candidate is the only choice: the split is data
-        // independent, as in TR (κ_s = 0, κ_w = T).
-        c.leaf_per_tree = 1;
-      } else {
-        // Maddock §4.3.2: one (left, right, missing) sum query per feature per level; nodes of a
-        // level are disjoint. The last level's sums give the leaves (κ_w = 0, Table 1).
-        c.split_per_tree = k * depth;
-      }
-      return;
-    case SplitMethod::kHistogram:
-      // Maddock §4.3.1, §5.1: one histogram per feature per level (κ_s = T·k·d); with k = 1 the
-      // root histogram serves every level (κ_s = T). Leaves come from the last histograms
-      // (κ_w = 0).
-      c.split_per_tree = k == 1 ? 1 : k * depth;
-      return;
-    case SplitMethod::kExponential:
-      // Revisiting DP-XGBoost §4.2: one exponential selection per level (nodes are disjoint),
-      // then one leaf query per tree.
-      c.exponential = true;
-      c.split_per_tree = depth;
-      c.leaf_per_tree = 1;
-      return;
-  }
-  RDPKIT_CHECK(false);  // a value outside the enumeration
-}
-
-}  // namespace
 
 nlohmann::json QueryCounts::ToJson() const {
   return {{"candidate", candidate},
@@ -128,24 +29,23 @@ nlohmann::json QueryCounts::ToJson() const {
           {"split_kind", exponential ? "exponential" : "gaussian"}};
 }
 
-QueryCounts CountQueries(const TrainerConfig& config, int n_features) {
+QueryCounts CountQueries(const TrainerConfig& config, const QueryShape& shape) {
+  // The plan's schedule, summed (Maddock Table 1): the per-tree counts come from the split
+  // strategy (trees/src/split_*.cc), the Hessian histograms from iterative_hessian.
+  const QuerySchedule schedule = QuerySchedule::Of(config, shape);
   QueryCounts c;
-  const auto trees = static_cast<std::uint64_t>(config.n_estimators);
-  const auto depth = static_cast<std::uint64_t>(config.max_depth);
-  const auto k = static_cast<std::uint64_t>(FeaturesPerTree(config, n_features));
-  const bool ih = config.split_candidates.method == CandidateMethod::kIterativeHessian;
-  const SplitMethod split = config.split_method;
-  SplitQueriesPerTree(split, k, depth, c);
-  if (ih && split != SplitMethod::kHistogram) {
-    // Maddock §4.5.2: without histograms, IH costs one Hessian histogram per feature in each of
-    // the first s rounds (κ_c = s·m); with histogram splits it is post-processing (κ_c = 0).
-    c.ih_rounds =
-        std::min<std::uint64_t>(static_cast<std::uint64_t>(config.split_candidates.rounds), trees);
-    c.candidate_per_round = static_cast<std::uint64_t>(n_features);
+  const internal::TreeQueries totals = schedule.Totals();
+  c.candidate = totals.candidate;
+  c.split = totals.split;
+  c.leaf = totals.leaf;
+  c.exponential = schedule.exponential_splits;
+  const internal::TreeQueries& last = schedule.runs.back().second;
+  c.split_per_tree = last.split;
+  c.leaf_per_tree = last.leaf;
+  if (schedule.runs.front().second.candidate > 0) {
+    c.ih_rounds = schedule.runs.front().first;
+    c.candidate_per_round = schedule.runs.front().second.candidate;
   }
-  c.candidate = c.ih_rounds * c.candidate_per_round;
-  c.split = trees * c.split_per_tree;
-  c.leaf = trees * c.leaf_per_tree;
   return c;
 }
 
@@ -180,31 +80,8 @@ double ExponentialEpsilon(const QueryCounts& counts, double noise_multiplier) {
          noise_multiplier;
 }
 
-Event BuildEvent(const TrainerConfig& config, const QueryCounts& counts, double sigma) {
-  std::vector<Event> parts;
-  if (config.initial_score) {
-    RDPKIT_CHECK(config.privacy.has_value());
-    // S-BDT §6.2: a noisy count and a noisy sum of clipped labels, each with the Laplace
-    // mechanism at half the initial-score budget (noise_multiplier = 1/ε).
-    const double epsilon_half = config.initial_score->epsilon_share * config.privacy->epsilon / 2;
-    parts.push_back(SelfComposedEvent(2, LaplaceEvent(1 / epsilon_half)));
-  }
-  if (config.subsample < 1) {
-    const auto trees = static_cast<std::uint64_t>(config.n_estimators);
-    AddRepeated(parts, counts.ih_rounds,
-                PoissonSampledEvent(config.subsample, TreeEvent(config, counts, sigma, true)));
-    AddRepeated(parts, trees - counts.ih_rounds,
-                PoissonSampledEvent(config.subsample, TreeEvent(config, counts, sigma, false)));
-    return Compose(std::move(parts));
-  }
-  AddRepeated(parts, counts.candidate, GaussianEvent(sigma));
-  if (counts.exponential) {
-    AddRepeated(parts, counts.split, ExponentialEvent(ExponentialEpsilon(counts, sigma)));
-  } else {
-    AddRepeated(parts, counts.split, PairEvent(config, sigma));
-  }
-  AddRepeated(parts, counts.leaf, PairEvent(config, sigma));
-  return Compose(std::move(parts));
+Event PlannedEvent(const TrainerConfig& config, const QueryShape& shape, double noise_multiplier) {
+  return QueryPlan(config, QuerySchedule::Of(config, shape), noise_multiplier).ScheduledEvent();
 }
 
 double DefaultDelta(std::size_t n_rows) {
@@ -223,9 +100,10 @@ const char* DefaultDeltaSource() {
          "released delta reveals the number of decimal digits of n)";
 }
 
-PrivacyPlan PlanPrivacy(const TrainerConfig& config, std::size_t n_rows, int n_features) {
+PrivacyPlan PlanPrivacy(const TrainerConfig& config, std::size_t n_rows, const QueryShape& shape) {
   PrivacyPlan plan;
-  plan.counts = CountQueries(config, n_features);
+  const QuerySchedule schedule = QuerySchedule::Of(config, shape);
+  plan.counts = CountQueries(config, shape);
   plan.sensitivities = StatisticSensitivities(config);
   if (config.non_private || !config.privacy) return plan;
   if (config.privacy->delta) {
@@ -262,22 +140,25 @@ PrivacyPlan PlanPrivacy(const TrainerConfig& config, std::size_t n_rows, int n_f
     run.extra_rounds = static_cast<std::uint64_t>(config.renyi_filter->extra_rounds);
     run.sampling_probability = config.subsample;
     run.leaf_noise_weights = config.leaf_noise_weights;
-    if (config.initial_score) {
-      const double epsilon_half = plan.initial_score_epsilon / 2;
-      run.extra_events.push_back(SelfComposedEvent(2, LaplaceEvent(1 / epsilon_half)));
-    }
+    if (auto initial = QueryPlan::InitialScoreEvent(config)) run.extra_events.push_back(*initial);
     const accountant::TrainingRunCalibration result = accountant::CalibrateTrainingRun(run);
     plan.noise_multiplier = result.noise_multiplier;
     plan.epsilon = result.epsilon;
-    plan.event = result.event;
     plan.filter_order = result.order;
     plan.filter_budget = result.budget;
+    // The event the query plan's mechanisms report under this filter is the one just certified.
+    QueryPlan query_plan(config, schedule, plan.noise_multiplier);
+    query_plan.UseRenyiFilter(plan.filter_order, plan.filter_budget);
+    plan.event = query_plan.ScheduledEvent();
+    RDPKIT_CHECK(plan.event->ToJson() == result.event.ToJson());
     plan.calibration_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return plan;
   }
   accountant::CalibrationProblem problem;
-  problem.make_event = [&](double sigma) { return BuildEvent(config, plan.counts, sigma); };
+  problem.make_event = [&](double sigma) {
+    return QueryPlan(config, schedule, sigma).ScheduledEvent();
+  };
   problem.parameter = "noise_multiplier";
   problem.increasing = false;
   problem.lower = 0;
@@ -286,10 +167,9 @@ PrivacyPlan PlanPrivacy(const TrainerConfig& config, std::size_t n_rows, int n_f
       accountant::Calibrate(problem, config.privacy->epsilon, plan.delta);
   plan.noise_multiplier = result.value;
   plan.epsilon = result.epsilon;
-  plan.event = BuildEvent(config, plan.counts, plan.noise_multiplier);
-  if (plan.counts.exponential) {
-    plan.exponential_epsilon = ExponentialEpsilon(plan.counts, plan.noise_multiplier);
-  }
+  const QueryPlan query_plan(config, schedule, plan.noise_multiplier);
+  plan.event = query_plan.ScheduledEvent();
+  plan.exponential_epsilon = query_plan.exponential_epsilon();
   plan.calibration_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return plan;

@@ -33,8 +33,19 @@ struct QueryCounts {
   nlohmann::json ToJson() const;
 };
 
-// Counts for a configuration on data with n_features features (Maddock Table 1, §4.3–4.5, §5.1).
-QueryCounts CountQueries(const TrainerConfig& config, int n_features);
+// The public facts of a data set (its schema and the candidate sets the schema's bounds give)
+// that the query counts depend on.
+struct QueryShape {
+  int n_features = 0;             // m, which feature_interaction.k may not exceed
+  int n_splittable_features = 0;  // features with a split candidate: a tree splits on ≤ this many
+  int n_refinable_features = 0;   // numeric features with candidates: iterative_hessian refines
+                                  // these (categorical features keep their codes)
+  // m features, each numeric with candidates.
+  static QueryShape AllNumeric(int n_features);
+};
+
+// Counts for a configuration on data of that shape (Maddock Table 1, §4.3–4.5, §5.1).
+QueryCounts CountQueries(const TrainerConfig& config, const QueryShape& shape);
 
 // L2 sensitivities of the per-record statistics (a, b) released by the queries: a is the clipped
 // gradient (label for averaging), b the clipped Hessian (1 for gradient and averaging updates).
@@ -51,9 +62,10 @@ Sensitivities StatisticSensitivities(const TrainerConfig& config);
 // κ_s·ε²/8 = κ_w/(2σ²)  ⇒  ε = 2·√(κ_w/κ_s)/σ.
 double ExponentialEpsilon(const QueryCounts& counts, double noise_multiplier);
 
-// The event of the whole run for a noise multiplier σ (DESIGN.md §1 vocabulary).
-accountant::Event BuildEvent(const TrainerConfig& config, const QueryCounts& counts,
-                             double noise_multiplier);
+// The event of the whole run for a noise multiplier σ (DESIGN.md §1 vocabulary): the event the
+// trainer's query plan reports when every scheduled query is released (trees/src/query_plan.h).
+accountant::Event PlannedEvent(const TrainerConfig& config, const QueryShape& shape,
+                               double noise_multiplier);
 
 // The calibrated plan of a run: σ solved with accountant::Calibrate so that the event meets the
 // target (ε, δ); epsilon is the certified ε of that event (≤ target).
@@ -81,7 +93,7 @@ const char* DefaultDeltaSource();
 
 // n_rows is the number of training rows: it sets δ = DefaultDelta(n) when the config gives none,
 // and a given δ must be below 1/n unless privacy.allow_large_delta (docs/trees_training.md).
-PrivacyPlan PlanPrivacy(const TrainerConfig& config, std::size_t n_rows, int n_features);
+PrivacyPlan PlanPrivacy(const TrainerConfig& config, std::size_t n_rows, const QueryShape& shape);
 
 }  // namespace rdpkit::trees
 

@@ -1,0 +1,116 @@
+// Data-independent splits: totally random (Maddock §4.3.2 TR), and partially random with one
+// feature per tree (its one random candidate is the only choice). One leaf query per tree.
+#include <algorithm>
+#include <memory>
+#include <vector>
+
+#include "rdpkit/accountant/errors.h"
+#include "split_strategy.h"
+
+namespace rdpkit::trees::internal {
+namespace {
+
+int UniformInt(mechanisms::Random& rng, int n) {
+  return static_cast<int>(UniformIndex(rng, static_cast<std::uint64_t>(n)));
+}
+
+// Maddock §4.3.2 TR: a feature uniformly at random, then a candidate uniformly at random. The
+// candidate is drawn among those inside the node's interval of that feature, which its
+// ancestors' splits fix (public, data independent); a candidate outside it would send every row
+// of the node to one side. Features with no such candidate are skipped; if none is left the
+// split is drawn over all candidates (an empty child).
+void AssignRandomSplits(const BinnedMatrix& bins, mechanisms::Random& rng,
+                        const std::vector<int>& features, HeapTree& tree) {
+  const std::size_t k = features.size();
+  std::vector<int> lo(k, 0), hi(k);
+  for (std::size_t slot = 0; slot < k; ++slot) {
+    hi[slot] =
+        static_cast<int>(bins.candidates(static_cast<std::size_t>(features[slot])).size()) + 1;
+  }
+  std::vector<std::size_t> open;
+  open.reserve(k);
+  const auto assign = [&](const auto& self, std::size_t node, int level) -> void {
+    if (level == tree.depth) return;
+    open.clear();
+    for (std::size_t slot = 0; slot < k; ++slot) {
+      if (hi[slot] - lo[slot] > 1) open.push_back(slot);  // bins lo..hi−1: splits lo+1..hi−1
+    }
+    std::size_t slot;
+    int j;
+    if (!open.empty()) {
+      slot = open[UniformIndex(rng, open.size())];
+      j = lo[slot] + 1 + UniformInt(rng, hi[slot] - lo[slot] - 1);
+    } else {
+      slot = UniformIndex(rng, k);
+      j = 1 +
+          UniformInt(rng, static_cast<int>(
+                              bins.candidates(static_cast<std::size_t>(features[slot])).size()));
+    }
+    tree.feature[node] = features[slot];
+    tree.split_bin[node] = static_cast<std::uint16_t>(j);
+    tree.default_left[node] = static_cast<std::uint8_t>(rng.NextU64() & 1);
+    const int saved_lo = lo[slot];
+    const int saved_hi = hi[slot];
+    hi[slot] = std::max(saved_lo, std::min(saved_hi, j));
+    self(self, 2 * node + 1, level + 1);
+    hi[slot] = saved_hi;
+    lo[slot] = std::min(saved_hi, std::max(saved_lo, j));
+    self(self, 2 * node + 2, level + 1);
+    lo[slot] = saved_lo;
+  };
+  assign(assign, 0, 0);
+}
+
+class RandomSplits final : public SplitStrategy {
+ public:
+  TreeQueries QueriesPerTree(int /*depth*/) const override {
+    // Maddock §4.3.2: TR splits are data independent (κ_s = 0); one leaf query per tree
+    // (κ_w = T): the leaves partition the rows, so all leaf sums are one query (§4.4.3).
+    return TreeQueries{.leaf = 1};
+  }
+
+  bool DataIndependent() const override { return true; }
+
+  void Grow(GrowContext& context, const std::vector<int>& features, HeapTree& tree,
+            std::vector<Pair>& leaf_sums, std::vector<Pair>* /*root_histogram*/) const override {
+    AssignRandomSplits(context.bins(), context.rng(), features, tree);
+    context.RouteToLeaves(tree, leaf_sums);  // routing and the exact leaf sums in one pass
+    context.plan().ReleaseSums(Release::kLeaf, leaf_sums.data(), 1, leaf_sums.size(),
+                               leaf_sums.size());
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<SplitStrategy> MakeRandomSplits() { return std::make_unique<RandomSplits>(); }
+
+int FeaturesPerTree(const TrainerConfig& config, int n_features) {
+  switch (config.feature_interaction.method) {
+    case InteractionMethod::kAll:
+      return n_features;
+    case InteractionMethod::kCyclical:
+    case InteractionMethod::kRandom:
+      return std::min(config.feature_interaction.k, n_features);
+  }
+  RDPKIT_CHECK(false);  // a value outside the enumeration
+  return 0;
+}
+
+std::unique_ptr<SplitStrategy> MakeSplitStrategy(SplitMethod method, int features_per_tree) {
+  switch (method) {
+    case SplitMethod::kTotallyRandom:
+      return MakeRandomSplits();
+    case SplitMethod::kPartiallyRandom:
+      // With one feature per tree the random candidate is the only choice: data independent.
+      if (features_per_tree == 1) return MakeRandomSplits();
+      return MakePartiallyRandomSplits(features_per_tree);
+    case SplitMethod::kHistogram:
+      return MakeHistogramSplits(features_per_tree);
+    case SplitMethod::kExponential:
+      return MakeExponentialSplits();
+  }
+  RDPKIT_CHECK(false);  // a value outside the enumeration
+  return nullptr;
+}
+
+}  // namespace rdpkit::trees::internal

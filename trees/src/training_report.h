@@ -1,0 +1,43 @@
+// What a training run writes besides its trees: the model's privacy block (released with the
+// model) and the training log (exact data-dependent counts: for the operator only, never released;
+// DESIGN.md §6 "What the model releases").
+#ifndef RDPKIT_TREES_SRC_TRAINING_REPORT_H_
+#define RDPKIT_TREES_SRC_TRAINING_REPORT_H_
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "rdpkit/accountant/event.h"
+#include "rdpkit/trees/accounting.h"
+#include "rdpkit/trees/config.h"
+#include "rdpkit/trees/data.h"
+
+namespace rdpkit::trees::internal {
+
+// What the run did, as the training log reports it.
+struct RunFacts {
+  bool noisy = false;
+  std::uint64_t exponential_selections = 0;
+  // renyi_filter only: rounds run, record-rounds sat out, records still active at the end.
+  std::optional<std::uint64_t> filter_rounds;
+  std::uint64_t records_sitting_out = 0;
+  std::uint64_t active_records = 0;
+};
+
+// The training log (NOT differentially private): rows, clipped values, queries, sensitivities,
+// the noise multiplier and what the filter did.
+nlohmann::json TrainingLog(const Dataset& data, const TrainerConfig& config,
+                           const PrivacyPlan& privacy, const RunFacts& facts);
+
+// The model's privacy block: {"epsilon", "delta", "event"} for a private run, where event is the
+// event of what the run released (`rdpkit epsilon --event` on it gives back epsilon), or
+// {"private": false, "reason", …} when no ε covers the model (no noise, exact quantiles, bounds
+// taken from the data).
+nlohmann::json PrivacyBlock(const Dataset& data, const TrainerConfig& config,
+                            const PrivacyPlan& privacy,
+                            const std::optional<accountant::Event>& released_event);
+
+}  // namespace rdpkit::trees::internal
+
+#endif  // RDPKIT_TREES_SRC_TRAINING_REPORT_H_
