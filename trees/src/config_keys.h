@@ -126,9 +126,10 @@ std::string EnumAccepted() {
 //   Key(path, member, KeySpec)                   a key ("group.key" inside an object),
 //   Group(name, std::optional<G>&, KeySpec, body) an optional object; body(G&) declares its keys,
 //   Rule(check)                                  a check across keys (Validate only),
-// and `c` a TrainerConfig (const for ToJson and Validate).
+// and `c` a TrainerConfig (const for ToJson and Validate). DeclareTrainerKeys (below) declares
+// them all, in the order of the docs table: first the trees' shape and how they are split.
 template <class Visitor, class Config>
-void DeclareTrainerKeys(Visitor& v, Config& c) {
+void DeclareTreeKeys(Visitor& v, Config& c) {
   using SplitCandidates = TrainerConfig::SplitCandidates;
   v.Key("objective", c.objective,
         {.what = "loss; must fit the schema's `task`", .paper = "XGBoost names"});
@@ -186,6 +187,11 @@ void DeclareTrainerKeys(Visitor& v, Config& c) {
     throw InvalidArgument("feature_interaction.method", "a value outside the enumeration",
                           EnumAccepted<InteractionMethod>());
   });
+}
+
+// The keys of boosting batches, sampling, clipping, noise and the privacy target.
+template <class Visitor, class Config>
+void DeclareNoiseKeys(Visitor& v, Config& c) {
   v.Key("batch_size", c.batch_size,
         {.accepted = "[1, n_estimators]",
          .what = "B, trees fit to the same gradients (B = T: random forest)",
@@ -277,6 +283,13 @@ void DeclareTrainerKeys(Visitor& v, Config& c) {
   v.Key("threads", c.threads,
         {.range = Closed(1, 256),
          .what = "worker threads (same trees for any count; sums differ only by rounding)"});
+}
+
+// Every trainer key, each once.
+template <class Visitor, class Config>
+void DeclareTrainerKeys(Visitor& v, Config& c) {
+  DeclareTreeKeys(v, c);
+  DeclareNoiseKeys(v, c);
 }
 
 }  // namespace rdpkit::trees::internal
