@@ -38,4 +38,33 @@ bool AddLeafValuesAndStatistics(double* __restrict margin, double* __restrict ex
   return outside != 0;
 }
 
+void GeneralStatistics(const double* __restrict margin, const double* __restrict labels,
+                       std::size_t count, const StatisticsRule& rule, Pair* __restrict stats) {
+  const double g_clip = rule.gradient_clip;
+  const double h_clip = rule.hessian_clip;
+  const auto clamp = [](double x, double lo, double hi) { return std::min(std::max(x, lo), hi); };
+  for (std::size_t i = 0; i < count; ++i) {
+    const double y = labels[i];
+    Pair s;
+    if (rule.leaf_update == LeafUpdate::kAveraging) {
+      s.a = rule.binary ? y : clamp(y, -g_clip, g_clip);
+      s.b = 1;
+    } else {
+      double g;
+      double h;
+      if (rule.binary) {
+        const double p = 1 / (1 + ExpForSigmoid(-margin[i]));  // σ(F)
+        g = p - y;
+        h = p * (1 - p);
+      } else {
+        g = margin[i] - y;  // squared error ½(F − y)²
+        h = 1;
+      }
+      s.a = clamp(g, -g_clip, g_clip);
+      s.b = rule.leaf_update == LeafUpdate::kNewton ? clamp(h, 0, h_clip) : 1;
+    }
+    stats[i] = s;
+  }
+}
+
 }  // namespace rdpkit::trees::internal

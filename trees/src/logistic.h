@@ -1,6 +1,6 @@
-// Binary cross-entropy statistics of the rows: the trainer's hottest loops. The block kernels are
-// in logistic.cc, which alone is compiled with -fno-trapping-math (clipping by comparisons then
-// becomes vector blends) and, with GCC on x86-64, twice (x86-64-v3 and baseline).
+// The per-row statistics kernels, binary cross-entropy first: the trainer's hottest loops. The
+// block kernels are in logistic.cc, which alone is compiled with -fno-trapping-math (clipping by
+// comparisons then becomes vector blends) and, with GCC on x86-64, twice (x86-64-v3 and baseline).
 #ifndef RDPKIT_TREES_SRC_LOGISTIC_H_
 #define RDPKIT_TREES_SRC_LOGISTIC_H_
 
@@ -8,6 +8,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+
+#include "rdpkit/trees/config.h"
+#include "statistics.h"
 
 namespace rdpkit::trees::internal {
 
@@ -80,6 +83,19 @@ bool AddLeafValuesAndStatistics(double* __restrict margin, double* __restrict ex
                                 const double* __restrict vw, const std::uint8_t* __restrict labels,
                                 std::size_t count, double g_clip, double h_clip,
                                 double* __restrict gh);
+
+// The statistics of `count` rows for any objective and leaf update, from their margins F:
+// averaging (y, 1) (Maddock §4.4.1; regression labels clipped to [−g*, g*]); gradient (g, 1) and
+// Newton (g, h) (§4.4.2–4.4.3) with binary cross-entropy g = σ(F) − y, h = σ(F)(1 − σ(F)) or
+// squared error g = F − y, h = 1; g clipped to [−g*, g*], h to [0, h*] (S-BDT §4.2).
+struct StatisticsRule {
+  bool binary = true;
+  LeafUpdate leaf_update = LeafUpdate::kNewton;
+  double gradient_clip = 1;
+  double hessian_clip = 1;
+};
+void GeneralStatistics(const double* __restrict margin, const double* __restrict labels,
+                       std::size_t count, const StatisticsRule& rule, Pair* __restrict stats);
 
 }  // namespace rdpkit::trees::internal
 

@@ -13,8 +13,6 @@ namespace {
 // Rows per Block call at most.
 constexpr std::size_t kMaxBlock = 256;
 
-double Clamp(double x, double lo, double hi) { return std::min(std::max(x, lo), hi); }
-
 }  // namespace
 
 RowStatistics::RowStatistics(const Dataset& data, const TrainerConfig& config, WorkerPool& pool,
@@ -65,33 +63,15 @@ void RowStatistics::Update(const std::vector<double>& add, const double* leaf_va
     });
     return;
   }
+  const StatisticsRule rule{
+      .binary = binary, .leaf_update = leaf, .gradient_clip = g_clip, .hessian_clip = h_clip};
   pool_.ParallelFor(n_, [&](std::size_t begin, std::size_t end, int) {
     for (std::size_t i = begin; i < end; ++i) {
       if (apply) margin_[i] += add[i];
       if (leaf_values) margin_[i] += leaf_values[node_of[i]];
-      const double y = data_.labels[i];
-      Pair s;
-      if (leaf == LeafUpdate::kAveraging) {
-        s.a = binary ? y : Clamp(y, -g_clip, g_clip);
-        s.b = 1;
-      } else {
-        double g;
-        double h;
-        if (binary) {
-          // Binary cross-entropy on the margin F: g = σ(F) − y, h = σ(F)(1 − σ(F)).
-          const double p = 1 / (1 + ExpForSigmoid(-margin_[i]));
-          g = p - y;
-          h = p * (1 - p);
-        } else {
-          g = margin_[i] - y;  // squared error ½(F − y)²
-          h = 1;
-        }
-        // S-BDT §4.2: clip g to [−g*, g*] and h to [0, h*].
-        s.a = Clamp(g, -g_clip, g_clip);
-        s.b = leaf == LeafUpdate::kNewton ? Clamp(h, 0, h_clip) : 1;
-      }
-      stats_[i] = s;
     }
+    GeneralStatistics(margin_.data() + begin, data_.labels.data() + begin, end - begin, rule,
+                      stats_.data() + begin);
   });
 }
 
