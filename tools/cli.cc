@@ -129,13 +129,31 @@ std::vector<double> ParseNumberList(const std::string& text, const std::string& 
   return out;
 }
 
-accountant::ConversionOptions ConversionOptionsFrom(const std::string& orders, bool fast) {
+accountant::ConversionOptions ConversionOptionsFrom(const std::string& orders, bool fast,
+                                                    const std::string& accountant) {
   // What --orders accepts (ConversionOptions::Validate).
   constexpr const char* kOrdersAccepted = "decimal numbers in (1, inf)";
   accountant::ConversionOptions options;
   if (!orders.empty()) options.orders = ParseNumberList(orders, "orders", kOrdersAccepted);
   options.certified = !fast;
+  options.accountant = accountant::AccountantFromName(accountant);
   return options;
+}
+
+void AddAccountantOption(CLI::App* sub, std::string* target) {
+  sub->add_option("--accountant", *target,
+                  "best (default: the smallest certified value of those that apply), rdp, or "
+                  "gaussian (exact, compositions of Gaussian-type events only)");
+}
+
+nlohmann::json AccountingFields(accountant::Accountant accountant, double order,
+                                accountant::Conversion conversion, double mu) {
+  if (accountant == accountant::Accountant::kGaussian) {
+    return {{"accountant", accountant::AccountantName(accountant)}, {"mu", mu}};
+  }
+  return {{"accountant", accountant::AccountantName(accountant)},
+          {"order", order},
+          {"conversion", accountant::ConversionName(conversion)}};
 }
 
 namespace {

@@ -43,8 +43,15 @@ std::uint64_t ParseWholeNumber(const std::string& text, const std::string& field
 std::vector<double> ParseNumberList(const std::string& text, const std::string& field,
                                     const std::string& accepted = "decimal numbers");
 // Conversion options of epsilon, delta and calibrate: --orders (ParseNumberList, empty for the
-// default grid) and --fast (certified = !fast).
-accountant::ConversionOptions ConversionOptionsFrom(const std::string& orders, bool fast);
+// default grid), --fast (certified = !fast) and --accountant (best, rdp or gaussian).
+accountant::ConversionOptions ConversionOptionsFrom(const std::string& orders, bool fast,
+                                                    const std::string& accountant);
+// Registers --accountant on a subcommand (default "best").
+void AddAccountantOption(CLI::App* sub, std::string* target);
+// The output fields that say how a value was accounted: "accountant", then "order" and
+// "conversion" for rdp, "mu" for gaussian.
+nlohmann::json AccountingFields(accountant::Accountant accountant, double order,
+                                accountant::Conversion conversion, double mu);
 
 // --flag options read by ParseDecimal / ParseWholeNumber instead of CLI11's lenient conversion
 // (which reads "" as 0 and 0x10 as 16). The field in messages is the flag without its dashes;

@@ -6,14 +6,17 @@ namespace rdpkit::tools {
 
 int RunCalibrate(const CalibrateArgs& args, std::ostream& out) {
   const auto json = ReadEventJson(args.event);
-  const auto solved = accountant::CalibrateJson(json, args.epsilon, args.delta,
-                                                ConversionOptionsFrom(args.orders, false));
-  WriteJson(out, {{"parameter", solved.result.parameter},
-                  {"value", solved.result.value},
-                  {"epsilon", solved.result.epsilon},
-                  {"delta", solved.result.delta},
-                  {"order", solved.result.order},
-                  {"event", solved.event}});
+  const auto solved = accountant::CalibrateJson(
+      json, args.epsilon, args.delta, ConversionOptionsFrom(args.orders, false, args.accountant));
+  const accountant::CalibrationResult& r = solved.result;
+  nlohmann::json fields = AccountingFields(r.accountant, r.order, r.conversion, r.mu);
+  fields.erase("conversion");
+  fields.update({{"parameter", r.parameter},
+                 {"value", r.value},
+                 {"epsilon", r.epsilon},
+                 {"delta", r.delta},
+                 {"event", solved.event}});
+  WriteJson(out, fields);
   return 0;
 }
 
@@ -30,6 +33,7 @@ void RegisterCalibrate(CLI::App& app, Action& action) {
                   "target delta, in (0, 1)")
       ->required();
   sub->add_option("--orders", args->orders, "comma-separated Renyi orders");
+  AddAccountantOption(sub, &args->accountant);
   sub->callback(
       [args, &action] { action = [args](std::ostream& out) { return RunCalibrate(*args, out); }; });
 }

@@ -6,13 +6,13 @@ namespace rdpkit::tools {
 
 int RunDelta(const DeltaArgs& args, std::ostream& out) {
   const auto event = accountant::Event::FromJson(ReadEventJson(args.event));
-  const auto result =
-      accountant::Delta(event, args.epsilon, ConversionOptionsFrom(args.orders, args.fast));
-  WriteJson(out, {{"delta", result.delta},
-                  {"epsilon", result.epsilon},
-                  {"order", result.order},
-                  {"conversion", accountant::ConversionName(result.conversion)},
-                  {"certified", result.certified}});
+  const auto result = accountant::Delta(
+      event, args.epsilon, ConversionOptionsFrom(args.orders, args.fast, args.accountant));
+  nlohmann::json json =
+      AccountingFields(result.accountant, result.order, result.conversion, result.mu);
+  json.update(
+      {{"delta", result.delta}, {"epsilon", result.epsilon}, {"certified", result.certified}});
+  WriteJson(out, json);
   return 0;
 }
 
@@ -26,6 +26,7 @@ void RegisterDelta(CLI::App& app, Action& action) {
       ->required();
   sub->add_option("--orders", args->orders, "comma-separated Renyi orders");
   sub->add_flag("--fast", args->fast, "double precision only (not certified)");
+  AddAccountantOption(sub, &args->accountant);
   sub->callback(
       [args, &action] { action = [args](std::ostream& out) { return RunDelta(*args, out); }; });
 }

@@ -6,13 +6,14 @@ namespace rdpkit::tools {
 
 int RunEpsilon(const EpsilonArgs& args, std::ostream& out) {
   const auto event = accountant::Event::FromJson(ReadEventJson(args.event));
-  const auto result =
-      accountant::Epsilon(event, args.delta, ConversionOptionsFrom(args.orders, args.fast));
-  WriteJson(out, {{"epsilon", JsonNumber(result.epsilon)},
-                  {"delta", result.delta},
-                  {"order", result.order},
-                  {"conversion", accountant::ConversionName(result.conversion)},
-                  {"certified", result.certified}});
+  const auto result = accountant::Epsilon(
+      event, args.delta, ConversionOptionsFrom(args.orders, args.fast, args.accountant));
+  nlohmann::json json =
+      AccountingFields(result.accountant, result.order, result.conversion, result.mu);
+  json.update({{"epsilon", JsonNumber(result.epsilon)},
+               {"delta", result.delta},
+               {"certified", result.certified}});
+  WriteJson(out, json);
   return 0;
 }
 
@@ -28,6 +29,7 @@ void RegisterEpsilon(CLI::App& app, Action& action) {
                   "comma-separated Renyi orders (default: grid + "
                   "refinement over (1, 1e5])");
   sub->add_flag("--fast", args->fast, "double precision only (not certified)");
+  AddAccountantOption(sub, &args->accountant);
   sub->callback(
       [args, &action] { action = [args](std::ostream& out) { return RunEpsilon(*args, out); }; });
 }

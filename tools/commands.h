@@ -9,10 +9,11 @@
 namespace rdpkit::tools {
 
 struct EpsilonArgs {
-  std::string event;   // path, "-" or inline JSON
-  double delta = 0;    // (0, 1)
-  std::string orders;  // comma-separated, empty: default grid + refinement
-  bool fast = false;   // double precision only (not certified)
+  std::string event;                // path, "-" or inline JSON
+  double delta = 0;                 // (0, 1)
+  std::string orders;               // comma-separated, empty: default grid + refinement
+  bool fast = false;                // double precision only (not certified)
+  std::string accountant = "best";  // best, rdp or gaussian
 };
 int RunEpsilon(const EpsilonArgs& args, std::ostream& out);
 
@@ -21,6 +22,7 @@ struct DeltaArgs {
   double epsilon = 0;  // [0, inf)
   std::string orders;
   bool fast = false;
+  std::string accountant = "best";
 };
 int RunDelta(const DeltaArgs& args, std::ostream& out);
 
@@ -36,6 +38,7 @@ struct CalibrateArgs {
   double epsilon = 0;
   double delta = 0;
   std::string orders;
+  std::string accountant = "best";
 };
 int RunCalibrate(const CalibrateArgs& args, std::ostream& out);
 

@@ -75,8 +75,9 @@ class Solver {
 
  private:
   CalibrationResult Result() const {
-    return CalibrationResult{problem_.parameter, last_safe_value_,     last_safe_.epsilon, delta_,
-                             last_safe_.order,   last_safe_.conversion};
+    return CalibrationResult{
+        problem_.parameter, last_safe_value_,      last_safe_.epsilon,    delta_,
+        last_safe_.order,   last_safe_.conversion, last_safe_.accountant, last_safe_.mu};
   }
 
   // Smallest value searched: the lower end, or just above an open one.

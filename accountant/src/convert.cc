@@ -5,10 +5,12 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "certify.h"
 #include "conversion_impl.h"
 #include "curves_impl.h"
+#include "rdpkit/accountant/analytic_gaussian.h"
 #include "rdpkit/accountant/curves.h"
 #include "rdpkit/accountant/errors.h"
 #include "real.h"
@@ -248,9 +250,9 @@ double EpsilonFromRdp(double order, double rdp, double delta) noexcept {
   return std::max(0.0, std::min(both.mironov, both.balle));
 }
 
-EpsilonResult Epsilon(const Event& event, double delta, const ConversionOptions& options) {
-  Require(delta > 0 && delta < 1, "delta", delta, "(0, 1)");
-  options.Validate();
+namespace {
+
+EpsilonResult RdpEpsilon(const Event& event, double delta, const ConversionOptions& options) {
   const double log_delta = std::log(delta);
   Candidate best = Minimise(event, options, [&](double order) {
     const auto both = internal::EpsilonConversions(order, internal::Rdp(event, order), log_delta);
@@ -277,9 +279,7 @@ EpsilonResult Epsilon(const Event& event, double delta, const ConversionOptions&
   return result;
 }
 
-DeltaResult Delta(const Event& event, double epsilon, const ConversionOptions& options) {
-  Require(std::isfinite(epsilon) && epsilon >= 0, "epsilon", epsilon, "[0, inf)");
-  options.Validate();
+DeltaResult RdpDelta(const Event& event, double epsilon, const ConversionOptions& options) {
   Candidate best = Minimise(event, options, [&](double order) {
     const auto both = internal::LogDeltaConversions(order, internal::Rdp(event, order), epsilon);
     return std::min(both.mironov, both.balle);
@@ -306,6 +306,81 @@ DeltaResult Delta(const Event& event, double epsilon, const ConversionOptions& o
       options.certified ? ExpRoundedUp(log_delta) : std::nextafter(std::exp(log_delta), kInf);
   result.delta = std::min(1.0, delta);
   return result;
+}
+
+// μ of the event when options allow the exact Gaussian accountant and the event is a Gaussian
+// composition; nullopt when RDP alone answers. kGaussian on another event is bad input.
+std::optional<double> ExactGaussianMu(const Event& event, const ConversionOptions& options) {
+  if (options.accountant == Accountant::kRdp) return std::nullopt;
+  const std::optional<Bound> mu = GaussianCompositionMu(event);
+  if (!mu && options.accountant == Accountant::kGaussian) {
+    throw InvalidArgument("accountant", "\"gaussian\"",
+                          "events made only of gaussian and leaf_balanced_gaussian (composed, "
+                          "self_composed); use \"rdp\" or \"best\" for this event");
+  }
+  if (!mu) return std::nullopt;
+  return mu->upper;  // δ_μ(ε) grows with μ: the upper end is the safe side
+}
+
+}  // namespace
+
+std::string AccountantName(Accountant accountant) {
+  switch (accountant) {
+    case Accountant::kBest:
+      return "best";
+    case Accountant::kRdp:
+      return "rdp";
+    case Accountant::kGaussian:
+      return "gaussian";
+  }
+  RDPKIT_CHECK(false);  // a value outside the enumeration
+  return "";
+}
+
+Accountant AccountantFromName(const std::string& name) {
+  for (Accountant a : {Accountant::kBest, Accountant::kRdp, Accountant::kGaussian}) {
+    if (AccountantName(a) == name) return a;
+  }
+  throw InvalidArgument("accountant", "\"" + name + "\"", "{best, rdp, gaussian}");
+}
+
+EpsilonResult Epsilon(const Event& event, double delta, const ConversionOptions& options) {
+  Require(delta > 0 && delta < 1, "delta", delta, "(0, 1)");
+  options.Validate();
+  const std::optional<double> mu = ExactGaussianMu(event, options);
+  if (mu) {
+    const EpsilonResult exact{AnalyticGaussianEpsilon(*mu, delta),
+                              delta,
+                              0,
+                              Conversion::kBalle,
+                              true,
+                              Accountant::kGaussian,
+                              *mu};
+    if (options.accountant == Accountant::kGaussian) return exact;
+    const EpsilonResult rdp = RdpEpsilon(event, delta, options);
+    // Both are upper bounds of the true ε; the exact one is the true value rounded up.
+    return exact.epsilon <= rdp.epsilon ? exact : rdp;
+  }
+  return RdpEpsilon(event, delta, options);
+}
+
+DeltaResult Delta(const Event& event, double epsilon, const ConversionOptions& options) {
+  Require(std::isfinite(epsilon) && epsilon >= 0, "epsilon", epsilon, "[0, inf)");
+  options.Validate();
+  const std::optional<double> mu = ExactGaussianMu(event, options);
+  if (mu) {
+    const DeltaResult exact{AnalyticGaussianDelta(*mu, epsilon),
+                            epsilon,
+                            0,
+                            Conversion::kBalle,
+                            true,
+                            Accountant::kGaussian,
+                            *mu};
+    if (options.accountant == Accountant::kGaussian) return exact;
+    const DeltaResult rdp = RdpDelta(event, epsilon, options);
+    return exact.delta <= rdp.delta ? exact : rdp;
+  }
+  return RdpDelta(event, epsilon, options);
 }
 
 }  // namespace rdpkit::accountant

@@ -72,6 +72,9 @@ TrainingRunCalibration CalibrateTrainingRun(const TrainingRunProblem& problem) {
   // filter's per-record table is cheap to build. 2..256, then steps of 5% up to 1e5.
   ConversionOptions options;
   options.orders = problem.orders;
+  // The filter is an RDP filter: σ and α̂ come from the RDP curve even where another accountant
+  // would give a smaller ε for the unfiltered run.
+  options.accountant = Accountant::kRdp;
   if (options.orders.empty()) {
     for (int a = 2; a <= 256; ++a) options.orders.push_back(a);
     for (double a = 256; a < kMaxOrder;) {

@@ -74,7 +74,7 @@ class EpsilonReference : public ::testing::TestWithParam<ReferenceCase> {};
 TEST_P(EpsilonReference, AtLeastAsTightOnItsGridAndSoundAtTheReportedOrder) {
   const ReferenceCase& c = GetParam();
   const CaseSetup s = MakeSetup(c);
-  const EpsilonResult ours = Epsilon(s.event, s.delta);
+  const EpsilonResult ours = Epsilon(s.event, s.delta, {.accountant = Accountant::kRdp});
   EXPECT_TRUE(ours.certified);
   // Sound: ≥ the bound recomputed independently at the order we report.
   const double independent =
@@ -87,7 +87,8 @@ TEST_P(EpsilonReference, AtLeastAsTightOnItsGridAndSoundAtTheReportedOrder) {
     EXPECT_LE(ours.epsilon, c.expected_up * (1 + 1e-9)) << c.id;
   } else {
     // On the reference's own grid we are at least as tight; with refinement, tighter or equal.
-    const EpsilonResult on_grid = Epsilon(s.event, s.delta, {.orders = s.grid});
+    const EpsilonResult on_grid =
+        Epsilon(s.event, s.delta, {.orders = s.grid, .accountant = Accountant::kRdp});
     EXPECT_LE(on_grid.epsilon, c.expected_up * (1 + 1e-12)) << c.id;
     EXPECT_LE(ours.epsilon, c.expected_up * (1 + 1e-12)) << c.id;
   }
@@ -150,9 +151,10 @@ TEST(Epsilon, ReportsZeroNotNegative) {
 
 TEST(Epsilon, UserOrdersAreUsedExactly) {
   const Event event = SelfComposedEvent(10, GaussianEvent(3));
-  const EpsilonResult r = Epsilon(event, 1e-5, {.orders = {2.0, 8.0, 32.0}});
+  const EpsilonResult r =
+      Epsilon(event, 1e-5, {.orders = {2.0, 8.0, 32.0}, .accountant = Accountant::kRdp});
   EXPECT_TRUE(r.order == 2.0 || r.order == 8.0 || r.order == 32.0);
-  EXPECT_GE(r.epsilon, Epsilon(event, 1e-5).epsilon);
+  EXPECT_GE(r.epsilon, Epsilon(event, 1e-5, {.accountant = Accountant::kRdp}).epsilon);
 }
 
 TEST(Delta, InvertsEpsilon) {

@@ -96,7 +96,7 @@ TEST(Release, ModelFileAndStdoutHoldNoDataDependentCounts) {
                                          "feature_names", "trees", "config", "privacy", "schema"}));
   std::set<std::string> privacy_keys;
   for (const auto& item : model["privacy"].items()) privacy_keys.insert(item.key());
-  EXPECT_EQ(privacy_keys, (std::set<std::string>{"epsilon", "delta", "event"}));
+  EXPECT_EQ(privacy_keys, (std::set<std::string>{"epsilon", "delta", "accountant", "event"}));
 
   const nlohmann::json log = nlohmann::json::parse(ReadText(run.args.report));
   EXPECT_EQ(log["n_rows"], 203);

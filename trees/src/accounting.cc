@@ -167,6 +167,7 @@ PrivacyPlan PlanPrivacy(const TrainerConfig& config, std::size_t n_rows, const Q
       accountant::Calibrate(problem, config.privacy->epsilon, plan.delta);
   plan.noise_multiplier = result.value;
   plan.epsilon = result.epsilon;
+  plan.accountant = result.accountant;
   const QueryPlan query_plan(config, schedule, plan.noise_multiplier);
   plan.event = query_plan.ScheduledEvent();
   plan.exponential_epsilon = query_plan.exponential_epsilon();

@@ -43,6 +43,7 @@ nlohmann::json PrivacyBlock(const Dataset& data, const TrainerConfig& config,
     // evaluates it at α̂, giving back exactly privacy.epsilon.
     return {{"epsilon", privacy.epsilon},
             {"delta", privacy.delta},
+            {"accountant", accountant::AccountantName(privacy.accountant)},
             {"event", released_event->ToJson()}};
   }
   nlohmann::json block = {

@@ -29,8 +29,10 @@ struct CalibrationResult {
   double value;    // the safe value: ε(value) ≤ target
   double epsilon;  // certified ε at value
   double delta;
-  double order;
-  Conversion conversion;
+  double order;                              // rdp: the order of the certified ε
+  Conversion conversion;                     // rdp: its conversion
+  Accountant accountant = Accountant::kRdp;  // the accountant of the certified ε
+  double mu = 0;                             // gaussian: μ of the composition
 };
 
 // Throws NumericalError when no value in the domain meets the target.

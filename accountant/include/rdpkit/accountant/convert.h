@@ -1,4 +1,7 @@
-// Conversion of an RDP curve to (ε, δ)-DP (DESIGN.md §1), minimised over orders.
+// ε at a given δ and δ at a given ε of an event (DESIGN.md §1), by the smallest certified value
+// over the accountants that apply: the exact one for compositions of Gaussian-type events
+// (analytic_gaussian.h, Balle & Wang 2018) and RDP for every event. The RDP accountant converts
+// the curve to (ε, δ)-DP minimised over orders:
 //
 // At each order the smaller of two valid conversions is used:
 //  - Mironov 2017, Prop. 3:          ε = ρ(α) + log(1/δ)/(α−1);
@@ -23,21 +26,35 @@ enum class Conversion {
 };
 std::string ConversionName(Conversion conversion);
 
+// Which accountant answers. kBest: the smallest certified value of those that apply.
+enum class Accountant {
+  kBest,      // "best"
+  kRdp,       // "rdp": Rényi DP, any event
+  kGaussian,  // "gaussian": exact, compositions of gaussian / leaf_balanced_gaussian only
+};
+std::string AccountantName(Accountant accountant);
+// "best", "rdp" or "gaussian"; anything else → InvalidArgument naming the field "accountant".
+Accountant AccountantFromName(const std::string& name);
+
 struct ConversionOptions {
   // Orders to minimise over, each in (1, inf). Empty: DefaultOrders() plus a one-dimensional
   // refinement (continuous orders where the curve allows, integers otherwise).
   std::vector<double> orders;
-  // true: certified (MPFI) evaluation of the reported value; false: double only.
+  // true: certified (MPFI) evaluation of the reported value; false: double only (RDP; the exact
+  // Gaussian accountant is always certified, it costs microseconds).
   bool certified = true;
+  Accountant accountant = Accountant::kBest;
   void Validate() const;
 };
 
 struct EpsilonResult {
   double epsilon;  // ≥ 0; +inf when no order gives a finite bound
   double delta;
-  double order;  // the order at which epsilon is attained
-  Conversion conversion;
+  double order;           // rdp: the order at which epsilon is attained
+  Conversion conversion;  // rdp: the conversion used there
   bool certified;
+  Accountant accountant = Accountant::kRdp;  // the one that gave epsilon (never kBest)
+  double mu = 0;                             // gaussian: μ of the composition (rounded up)
 };
 
 struct DeltaResult {
@@ -46,13 +63,16 @@ struct DeltaResult {
   double order;
   Conversion conversion;
   bool certified;
+  Accountant accountant = Accountant::kRdp;
+  double mu = 0;
 };
 
-// Smallest ε such that the event is (ε, δ)-DP by the RDP bounds above. δ ∈ (0, 1).
+// Smallest ε such that the event is (ε, δ)-DP by options.accountant. δ ∈ (0, 1). kGaussian on an
+// event that is not a Gaussian composition → InvalidArgument naming "accountant".
 [[nodiscard]] EpsilonResult Epsilon(const Event& event, double delta,
                                     const ConversionOptions& options = {});
 
-// Smallest δ such that the event is (ε, δ)-DP by the RDP bounds above. ε ∈ [0, inf).
+// Smallest δ such that the event is (ε, δ)-DP by options.accountant. ε ∈ [0, inf).
 [[nodiscard]] DeltaResult Delta(const Event& event, double epsilon,
                                 const ConversionOptions& options = {});
 

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "rdpkit/accountant/convert.h"
 #include "rdpkit/accountant/event.h"
 #include "rdpkit/trees/config.h"
 
@@ -78,6 +79,9 @@ struct PrivacyPlan {
   double delta = 0;
   bool delta_from_n = false;  // δ defaulted to DefaultDelta(n)
   double epsilon = 0;         // certified ε of event at delta
+  // The accountant that certified epsilon (the smallest of those that apply: exact Gaussian for
+  // a run made only of Gaussian-type queries, RDP otherwise; a Rényi-filtered run is RDP).
+  accountant::Accountant accountant = accountant::Accountant::kRdp;
   double calibration_seconds = 0;
   std::optional<accountant::Event> event;
   // renyi_filter only (S-BDT §6.5, accountant::CalibrateTrainingRun): the order α̂ and the
