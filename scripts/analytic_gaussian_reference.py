@@ -40,7 +40,7 @@ def eps_of(mu, delta):
 def main():
     cases = []
     grid = [(0.3, 1), (1.0, 1), (2.0, 10), (40.4513, 100), (10.0, 1000), (100.0, 1), (0.5, 7),
-            (1000.0, 1), (3.0, 1), (0.05, 1)]
+            (1000.0, 1), (3.0, 1), (0.05, 1), (1e8, 1)]
     for sigma, count in grid:
         mu = mpmath.sqrt(count) / mpmath.mpf(sigma)
         for delta in (1e-2, 1e-5, 1e-8, 1e-12, 1e-30):

@@ -22,6 +22,7 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 // The returned ε is within this relative distance of the smallest certified one.
 constexpr double kEpsilonRelativeTolerance = 1e-12;
 constexpr int kMaxBisections = 200;
+constexpr int kMaxHalvings = 2100;  // the whole double range
 
 // μ² of a Gaussian-type event, enclosed in `out`; false when the event is not Gaussian-type.
 // Gaussian: 1/σ²; leaf-balanced: D·Σ_d r_d c_d²/σ² (S-BDT Thm 16); composition adds μ²
@@ -132,23 +133,35 @@ double AnalyticGaussianEpsilon(double mu, double delta) {
   // The double-precision solution first (δ_μ decreases in ε), then certified bisection from a
   // bracket around it. Only `hi` is ever returned, and only once δ_μ(hi) ≤ δ is certified.
   double lo = 0;
+  // ε ≤ μ²/2 + μ·√(2 log(1/δ)) (the RDP bound of μ-GDP): a finite start unless μ is near 1e154,
+  // where no double ε is safe and +∞ is the answer (a value, not an error).
   double hi = std::max(1.0, mu * mu / 2 + mu * std::sqrt(2 * std::log(1 / delta)));
   int steps = 0;
-  while (DeltaOf(mu, hi) > delta && steps++ < kMaxBisections) hi *= 2;
+  while (std::isfinite(hi) && DeltaOf(mu, hi) > delta && steps++ < kMaxBisections) hi *= 2;
+  if (!std::isfinite(hi)) return kInf;
+  // Down to the answer's binade first (a tiny μ has a tiny ε), then bisect.
+  for (int i = 0; i < kMaxHalvings && hi > 1e-300 && DeltaOf(mu, hi / 2) <= delta; ++i) hi /= 2;
+  lo = hi / 2;
   for (int i = 0; i < kMaxBisections && hi - lo > kEpsilonRelativeTolerance * hi; ++i) {
     const double mid = lo + (hi - lo) / 2;
     (DeltaOf(mu, mid) <= delta ? hi : lo) = mid;
   }
-  // Certified bracket: lo may be any value below the answer; hi must be certified.
+  // Certified bracket around the double solution (whose δ may be off by the double evaluation's
+  // cancellation): hi certified safe, lo not certifiably safe, each widened until it is so.
   lo = std::max(0.0, lo * (1 - 1e-9));
   hi = hi * (1 + 1e-9);
+  for (double step = 1e-9; lo > 0 && DeltaUpper(mu, lo) <= delta; step *= 4) {
+    hi = lo;
+    lo = step < 0.25 ? lo * (1 - step) : 0;
+  }
   for (steps = 0; DeltaUpper(mu, hi) > delta; ++steps) {
-    if (steps >= kMaxBisections || std::isinf(hi)) {
+    if (steps >= kMaxBisections) {
       throw NumericalError("analytic Gaussian: no certified epsilon for mu = " + FormatNumber(mu) +
                            ", delta = " + FormatNumber(delta));
     }
     lo = hi;
     hi = hi * 2 + 1e-300;
+    if (!std::isfinite(hi)) return kInf;
   }
   for (int i = 0; i < kMaxBisections && hi - lo > kEpsilonRelativeTolerance * hi; ++i) {
     const double mid = lo + (hi - lo) / 2;

@@ -140,6 +140,12 @@ I ErfcEnclosure(const I& x) {
     return Hull(lo, 2 - ErfcEnclosure(I(-LowerDouble(x))));
   }
   const I sqrt_pi = sqrt(4 * atan(I(1)));
+  if (UpperDouble(x) < 1e-100) {
+    // erf(x) = (2/√π)(x − x³/3 + x⁵/10 − …), alternating with decreasing terms for x < 1, so it
+    // lies in (2/√π)[x − x³/3, x] (A&S 7.1.5). The series below would need a sum above the
+    // smallest double to stop.
+    return 1 - 2 / sqrt_pi * Hull(I(x - x * x * x / 3), x);
+  }
   // Target relative accuracy: 30 bits short of the working precision.
   const double precision = std::ldexp(1.0, -static_cast<int>(PrecisionOf<I>()) + 30);
   const I x2 = x * x;

@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -161,6 +162,21 @@ TEST(AnalyticGaussian, BestPicksTheExactAccountantAndRdpWhereItDoesNotApply) {
   EXPECT_NEAR(rdp.epsilon, 1.0, 1e-4);
   const EpsilonResult laplace = Epsilon(LaplaceEvent(1), 1e-5);
   EXPECT_EQ(laplace.accountant, Accountant::kRdp);
+}
+
+TEST(AnalyticGaussian, ExtremesAreAnsweredSoundly) {
+  // μ = 1e300 (σ = 1e-300): no finite ε holds; +∞ is the answer, not an error.
+  EXPECT_EQ(Epsilon(GaussianEvent(1e-300), 1e-5).epsilon, std::numeric_limits<double>::infinity());
+  EXPECT_EQ(AnalyticGaussianDelta(1e300, 1e10), 1.0);
+  // μ = 1e-300: δ(0) = 2Φ(μ/2) − 1 ≈ 4e-301, so ε = 0 at δ = 1e-30, and the reported δ(0) is an
+  // upper bound (the difference of two terms near 1/2 is enclosed within 2^-332 absolute).
+  EXPECT_EQ(AnalyticGaussianEpsilon(1e-300, 1e-30), 0.0);
+  const double delta0 = AnalyticGaussianDelta(1e-300, 0);
+  EXPECT_GE(delta0, 3.98e-301);
+  EXPECT_LE(delta0, 1e-99);
+  // ε up to 5e9 and δ down to 1e-300 stay finite and ordered.
+  EXPECT_LT(AnalyticGaussianEpsilon(1e5, 1e-2), AnalyticGaussianEpsilon(1e5, 1e-300));
+  EXPECT_TRUE(std::isfinite(AnalyticGaussianEpsilon(1e5, 1e-300)));
 }
 
 TEST(AnalyticGaussian, BadInputNamesTheField) {
