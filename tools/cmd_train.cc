@@ -75,15 +75,48 @@ constexpr const char* kTrainingLogNotice =
     "records the Renyi filter retired). A local log for the operator; do not publish it. The "
     "model file holds none of it.";
 
+// The objective a schema's task trains with when neither the config nor --objective names one.
+const char* DefaultObjective(trees::Task task) {
+  return task == trees::Task::kBinary ? "binary:logistic" : "reg:squarederror";
+}
+
+// The trainer config: the --config JSON (or {}), with the flags' keys written over it and the
+// objective taken from the schema's task when none is given. FromJson validates the result,
+// naming the key of a bad value whichever place it came from.
+nlohmann::json ConfigJson(const TrainArgs& args, const trees::Schema* schema) {
+  nlohmann::json config = nlohmann::json::object();
+  if (!args.config.empty()) {
+    config = ReadEventJson(args.config, "config");
+    if (!config.is_object()) throw InvalidArgument("config", "must be a JSON object");
+  }
+  if (!args.objective.empty()) config["objective"] = args.objective;
+  if (args.n_estimators) config["n_estimators"] = *args.n_estimators;
+  if (args.seed) config["seed"] = *args.seed;
+  if (args.epsilon || args.delta) {
+    if (!config.contains("privacy") || !config["privacy"].is_object()) {
+      config["privacy"] = nlohmann::json::object();
+    }
+    if (args.epsilon) config["privacy"]["epsilon"] = *args.epsilon;
+    if (args.delta) config["privacy"]["delta"] = *args.delta;
+  }
+  if (!config.contains("privacy") && !config.value("non_private", false)) {
+    throw InvalidArgument("privacy",
+                          "missing: give --epsilon E (and optionally --delta D), a \"privacy\": "
+                          "{\"epsilon\": ...} in the config, or \"non_private\": true for a "
+                          "baseline without any noise");
+  }
+  if (!config.contains("objective") && schema != nullptr) {
+    config["objective"] = DefaultObjective(schema->task);
+  }
+  return config;
+}
+
 }  // namespace
 
 int RunTrain(const TrainArgs& args, std::ostream& out) {
   const auto start = std::chrono::steady_clock::now();
   if (args.data.empty()) throw InvalidArgument("data", "missing (--data train.csv)");
   if (args.out.empty()) throw InvalidArgument("out", "missing (--out model.json)");
-  if (args.config.empty()) {
-    throw InvalidArgument("config", "missing (--config cfg.json or inline '{...}')");
-  }
   if (args.schema.empty() && !args.bounds_from_data) {
     throw InvalidArgument(
         "schema",
@@ -94,22 +127,18 @@ int RunTrain(const TrainArgs& args, std::ostream& out) {
   if (!args.schema.empty() && args.bounds_from_data) {
     throw InvalidArgument("bounds-from-data", "given together with --schema (choose one)");
   }
-  const trees::TrainerConfig config =
-      trees::TrainerConfig::FromJson(ReadEventJson(args.config, "config"));
-  const trees::Task task = trees::TaskOfObjective(config.objective);
-
   trees::Schema schema;
+  if (!args.bounds_from_data) schema = trees::Schema::FromFile(args.schema);
+  const trees::TrainerConfig config =
+      trees::TrainerConfig::FromJson(ConfigJson(args, args.bounds_from_data ? nullptr : &schema));
+  const trees::Task task = trees::TaskOfObjective(config.objective);
   if (args.bounds_from_data) {
     if (args.err != nullptr) *args.err << kBoundsWarning << std::flush;
     schema = trees::SchemaFromData(args.data, args.label, task);
-  } else {
-    schema = trees::Schema::FromFile(args.schema);
-    if (schema.task != task) {
-      throw InvalidArgument("objective", "\"" + trees::ToString(config.objective) +
-                                             "\" does not fit the schema's "
-                                             "task \"" +
-                                             trees::TaskName(schema.task) + "\"");
-    }
+  } else if (schema.task != task) {
+    throw InvalidArgument("objective", "\"" + trees::ToString(config.objective) +
+                                           "\" does not fit the schema's task \"" +
+                                           trees::TaskName(schema.task) + "\"");
   }
   const trees::Dataset data = trees::LoadCsv(args.data, schema, {.label = args.label});
 
@@ -147,6 +176,12 @@ int RunTrain(const TrainArgs& args, std::ostream& out) {
                                       : " (full log in " + args.report + ")")
               << "\n"
               << std::flush;
+    if (log.value("delta_source", "") != "config" && log.contains("delta_source")) {
+      *args.err << "rdpkit train: delta = " << model.privacy.value("delta", 0.0) << " ("
+                << log["delta_source"].get<std::string>()
+                << "; set it with --delta or privacy.delta)\n"
+                << std::flush;
+    }
   }
 
   // stdout: what the model file itself releases, nothing more.
@@ -174,8 +209,17 @@ void RegisterTrain(CLI::App& app, Action& action) {
   sub->add_option("--data", args->data, "training CSV with a header row")->required();
   sub->add_option("--schema", args->schema, "schema JSON with public feature bounds");
   sub->add_option("--config", args->config,
-                  "trainer config: file path, - for stdin, or inline {...}")
-      ->required();
+                  "trainer config: file path, - for stdin, or inline {...} (default: defaults)");
+  AddNumberOption(sub, "--epsilon", &args->epsilon, "decimal numbers in (0, inf)",
+                  "privacy.epsilon: the run's target epsilon (overrides the config)");
+  AddNumberOption(sub, "--delta", &args->delta, "decimal numbers in (0, 1)",
+                  "privacy.delta (overrides the config; default: a power of ten below 1/n)");
+  sub->add_option("--objective", args->objective,
+                  "binary:logistic or reg:squarederror (default: the schema's task)");
+  AddWholeNumberOption(sub, "--n-estimators", &args->n_estimators, "whole numbers in [1, 100000]",
+                       "n_estimators: number of trees (overrides the config)");
+  AddWholeNumberOption(sub, "--seed", &args->seed, "whole numbers in [0, 2^64)",
+                       "seed of the noise generator (overrides the config; default: secure)");
   sub->add_option("--out", args->out, "model file to write")->required();
   sub->add_option("--label", args->label, "name of the label column (default: label)");
   sub->add_flag("--bounds-from-data", args->bounds_from_data,

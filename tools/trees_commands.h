@@ -2,7 +2,9 @@
 #ifndef RDPKIT_TOOLS_TREES_COMMANDS_H_
 #define RDPKIT_TOOLS_TREES_COMMANDS_H_
 
+#include <cstdint>
 #include <iostream>
+#include <optional>
 #include <ostream>
 #include <string>
 
@@ -12,11 +14,18 @@
 namespace rdpkit::tools {
 
 struct TrainArgs {
-  std::string data;                // training CSV with a header row, required
-  std::string schema;              // schema JSON file; required unless bounds_from_data
-  std::string config;              // trainer config: file path, "-" for stdin, or inline {...}
-  std::string out;                 // model file to write (atomically), required
-  std::string label = "label";     // name of the label column
+  std::string data;    // training CSV with a header row, required
+  std::string schema;  // schema JSON file; required unless bounds_from_data
+  std::string config;  // trainer config: file path, "-" for stdin, or inline {...};
+                       // empty: the defaults
+  // Common settings as flags; each overrides its key in the config.
+  std::optional<double> epsilon;              // privacy.epsilon
+  std::optional<double> delta;                // privacy.delta
+  std::string objective;                      // objective (default: from the schema's task)
+  std::optional<std::uint64_t> n_estimators;  // n_estimators
+  std::optional<std::uint64_t> seed;          // seed
+  std::string out;                            // model file to write (atomically), required
+  std::string label = "label";                // name of the label column
   std::string report;              // training log file (exact counts, not private); empty: none
   bool bounds_from_data = false;   // take feature bounds from the data (leaks privacy; warns)
   bool quiet = false;              // no progress line

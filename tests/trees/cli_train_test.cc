@@ -18,6 +18,7 @@ namespace rdpkit::tools {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::ThrowsMessage;
 using trees::testing::ReadText;
 using trees::testing::ScratchDir;
@@ -176,6 +177,60 @@ TEST(TrainCommand, BoundsFromDataWarnsAndMarksTheModel) {
   // Both a schema and --bounds-from-data is ambiguous.
   args.schema = toy.schema;
   EXPECT_THAT([&] { Train(args); }, ThrowsMessage<InvalidArgument>(HasSubstr("bounds-from-data")));
+}
+
+TEST(TrainCommand, FlagsTrainWithoutAConfigAndOverrideOne) {
+  const Toy toy;
+  TrainArgs args = toy.Args(nullptr);
+  args.quiet = true;
+  // No --config: the defaults, the objective from the schema's task, privacy from --epsilon.
+  args.config.clear();
+  args.epsilon = 2.0;
+  args.seed = 3;
+  args.n_estimators = 5;
+  const nlohmann::json summary = Train(args);
+  EXPECT_EQ(summary["n_trees"], 5);
+  EXPECT_EQ(summary["private"], true);
+  EXPECT_LE(summary["epsilon"].get<double>(), 2.0);
+  EXPECT_DOUBLE_EQ(summary["delta"].get<double>(), 1e-3);  // the largest power of ten below 1/200
+  const nlohmann::json model = nlohmann::json::parse(ReadText(toy.model));
+  EXPECT_EQ(model["objective"], "binary:logistic");
+  EXPECT_EQ(model["config"]["seed"], 3);
+  EXPECT_EQ(model["config"]["max_depth"], 4);  // the default
+  // Flags win over the config file's keys.
+  args.config = kConfig;  // n_estimators 4, epsilon 2, delta 1e-5, seed 3
+  args.epsilon = 1.0;
+  args.delta = 1e-6;
+  args.n_estimators = 6;
+  args.seed = 9;
+  const nlohmann::json over = Train(args);
+  EXPECT_EQ(over["n_trees"], 6);
+  EXPECT_DOUBLE_EQ(over["delta"].get<double>(), 1e-6);
+  EXPECT_LE(over["epsilon"].get<double>(), 1.0);
+  EXPECT_GT(over["epsilon"].get<double>(), 0.99);
+  EXPECT_EQ(nlohmann::json::parse(ReadText(toy.model))["config"]["seed"], 9);
+  // Without any privacy target the error says how to give one.
+  args.config.clear();
+  args.epsilon.reset();
+  args.delta.reset();
+  EXPECT_THAT([&] { Train(args); }, ThrowsMessage<InvalidArgument>(HasSubstr("--epsilon")));
+  args.epsilon = 1.0;
+  args.objective = "reg:squarederror";  // does not fit the binary schema
+  EXPECT_THAT([&] { Train(args); }, ThrowsMessage<InvalidArgument>(HasSubstr("objective")));
+}
+
+TEST(TrainCommand, SaysWhichDeltaItChoseAndWhy) {
+  const Toy toy;
+  std::ostringstream err;
+  TrainArgs args = toy.Args(&err);
+  args.config = R"({"n_estimators": 2, "max_depth": 2, "privacy": {"epsilon": 1}, "seed": 1})";
+  Train(args);
+  EXPECT_THAT(err.str(), HasSubstr("delta = 0.001 (default: the largest power of ten below 1/n"));
+  std::ostringstream quiet_err;
+  args.err = &quiet_err;
+  args.config = kConfig;  // δ given: nothing to explain
+  Train(args);
+  EXPECT_THAT(quiet_err.str(), Not(HasSubstr("delta =")));
 }
 
 TEST(TrainCommand, BadInputsNameTheFieldAndWriteNothing) {
