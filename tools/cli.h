@@ -25,6 +25,7 @@ void RegisterEpsilon(CLI::App& app, Action& action);
 void RegisterDelta(CLI::App& app, Action& action);
 void RegisterRdp(CLI::App& app, Action& action);
 void RegisterCalibrate(CLI::App& app, Action& action);
+void RegisterDpsgd(CLI::App& app, Action& action);
 void RegisterSample(CLI::App& app, Action& action);
 void RegisterTrain(CLI::App& app, Action& action);
 void RegisterPredict(CLI::App& app, Action& action);

@@ -2,6 +2,7 @@
 #ifndef RDPKIT_TOOLS_COMMANDS_H_
 #define RDPKIT_TOOLS_COMMANDS_H_
 
+#include <cstdint>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -41,6 +42,18 @@ struct CalibrateArgs {
   std::string accountant = "best";
 };
 int RunCalibrate(const CalibrateArgs& args, std::ostream& out);
+
+// DP-SGD with Poisson sampling rate q = B/N for ⌈E·N/B⌉ steps (docs/cli.md "dpsgd").
+struct DpsgdArgs {
+  std::optional<std::uint64_t> dataset_size;  // N ≥ 1
+  std::optional<std::uint64_t> batch_size;    // B in [1, N]
+  double epochs = 0;                          // E in (0, 1e9]
+  std::optional<double> noise_multiplier;     // σ: answer ε
+  std::optional<double> epsilon;              // target ε: answer σ
+  double delta = 0;                           // (0, 1)
+  std::string accountant = "best";
+};
+int RunDpsgd(const DpsgdArgs& args, std::ostream& out);
 
 }  // namespace rdpkit::tools
 

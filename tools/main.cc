@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   rdpkit::tools::RegisterDelta(app, action);
   rdpkit::tools::RegisterRdp(app, action);
   rdpkit::tools::RegisterCalibrate(app, action);
+  rdpkit::tools::RegisterDpsgd(app, action);
   rdpkit::tools::RegisterSample(app, action);
   rdpkit::tools::RegisterTrain(app, action);
   rdpkit::tools::RegisterPredict(app, action);

@@ -329,5 +329,56 @@ TEST(StrictLoaders, SchemaAndModelRefuseOverflowAndDuplicateKeys) {
   }
 }
 
+TEST(DpsgdCommand, AnswersEpsilonAndNoiseInTheUsersWords) {
+  // Batch 256 of 60,000 for 15 epochs: q = 256/60000, ⌈15·60000/256⌉ = 3516 steps.
+  std::ostringstream out;
+  ASSERT_EQ(RunDpsgd({.dataset_size = 60000,
+                      .batch_size = 256,
+                      .epochs = 15,
+                      .noise_multiplier = 1.1,
+                      .delta = 1e-5},
+                     out),
+            0);
+  const json j = json::parse(out.str());
+  EXPECT_EQ(j.at("steps"), 3516);
+  EXPECT_DOUBLE_EQ(j.at("sampling_probability").get<double>(), 256.0 / 60000);
+  // The same as `rdpkit epsilon` on the printed event.
+  const json again = RunToJson(&RunEpsilon, {.event = j.at("event").dump(), .delta = 1e-5});
+  EXPECT_EQ(j.at("epsilon"), again.at("epsilon"));
+  EXPECT_NEAR(j.at("epsilon").get<double>(), 1.2811, 1e-3);
+  // The other way round: the noise multiplier for ε = 1 is larger, and meets the target.
+  std::ostringstream solved;
+  ASSERT_EQ(
+      RunDpsgd(
+          {.dataset_size = 60000, .batch_size = 256, .epochs = 15, .epsilon = 1.0, .delta = 1e-5},
+          solved),
+      0);
+  const json s = json::parse(solved.str());
+  EXPECT_GT(s.at("noise_multiplier").get<double>(), 1.1);
+  EXPECT_LE(s.at("epsilon").get<double>(), 1.0);
+  EXPECT_EQ(s.at("event")["self_composed"]["count"], 3516);
+}
+
+TEST(DpsgdCommand, BadInputNamesTheFlag) {
+  std::ostringstream out;
+  EXPECT_THAT(
+      [&] {
+        RunDpsgd(
+            {.dataset_size = 100, .batch_size = 256, .epochs = 1, .epsilon = 1.0, .delta = 1e-5},
+            out);
+      },
+      ThrowsMessage<InvalidArgument>(HasSubstr("batch-size")));
+  EXPECT_THAT(
+      [&] { RunDpsgd({.dataset_size = 100, .batch_size = 10, .epochs = 1, .delta = 1e-5}, out); },
+      ThrowsMessage<InvalidArgument>(HasSubstr("--epsilon")));
+  EXPECT_THAT(
+      [&] {
+        RunDpsgd(
+            {.dataset_size = 100, .batch_size = 10, .epochs = -1, .epsilon = 1.0, .delta = 1e-5},
+            out);
+      },
+      ThrowsMessage<InvalidArgument>(HasSubstr("epochs")));
+}
+
 }  // namespace
 }  // namespace rdpkit::tools
