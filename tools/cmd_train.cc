@@ -80,10 +80,9 @@ const char* DefaultObjective(trees::Task task) {
   return task == trees::Task::kBinary ? "binary:logistic" : "reg:squarederror";
 }
 
-// The trainer config: the --config JSON (or {}), with the flags' keys written over it and the
-// objective taken from the schema's task when none is given. FromJson validates the result,
-// naming the key of a bad value whichever place it came from.
-nlohmann::json ConfigJson(const TrainArgs& args, const trees::Schema* schema) {
+// The trainer config: the --config JSON (or {}), with the flags' keys written over it. FromJson
+// validates the result, naming the key of a bad value whichever place it came from.
+nlohmann::json ConfigJson(const TrainArgs& args) {
   nlohmann::json config = nlohmann::json::object();
   if (!args.config.empty()) {
     config = ReadEventJson(args.config, "config");
@@ -105,9 +104,6 @@ nlohmann::json ConfigJson(const TrainArgs& args, const trees::Schema* schema) {
                           "{\"epsilon\": ...} in the config, or \"non_private\": true for a "
                           "baseline without any noise");
   }
-  if (!config.contains("objective") && schema != nullptr) {
-    config["objective"] = DefaultObjective(schema->task);
-  }
   return config;
 }
 
@@ -127,10 +123,14 @@ int RunTrain(const TrainArgs& args, std::ostream& out) {
   if (!args.schema.empty() && args.bounds_from_data) {
     throw InvalidArgument("bounds-from-data", "given together with --schema (choose one)");
   }
+  nlohmann::json config_json = ConfigJson(args);
   trees::Schema schema;
   if (!args.bounds_from_data) schema = trees::Schema::FromFile(args.schema);
-  const trees::TrainerConfig config =
-      trees::TrainerConfig::FromJson(ConfigJson(args, args.bounds_from_data ? nullptr : &schema));
+  // Without an objective in the config or the flags, the schema's task decides.
+  if (!config_json.contains("objective") && !args.bounds_from_data) {
+    config_json["objective"] = DefaultObjective(schema.task);
+  }
+  const trees::TrainerConfig config = trees::TrainerConfig::FromJson(config_json);
   const trees::Task task = trees::TaskOfObjective(config.objective);
   if (args.bounds_from_data) {
     if (args.err != nullptr) *args.err << kBoundsWarning << std::flush;
