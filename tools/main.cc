@@ -11,7 +11,7 @@
 int main(int argc, char** argv) {
   CLI::App app{"rdpkit: certified Renyi-DP accounting and private gradient-boosted trees"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "rdpkit 0.1.0");
+  app.set_version_flag("--version", std::string("rdpkit ") + RDPKIT_VERSION);
   rdpkit::tools::Action action;
   rdpkit::tools::RegisterEpsilon(app, action);
   rdpkit::tools::RegisterDelta(app, action);
