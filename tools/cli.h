@@ -27,6 +27,7 @@ void RegisterRdp(CLI::App& app, Action& action);
 void RegisterCalibrate(CLI::App& app, Action& action);
 void RegisterDpsgd(CLI::App& app, Action& action);
 void RegisterSample(CLI::App& app, Action& action);
+void RegisterSchema(CLI::App& app, Action& action);
 void RegisterTrain(CLI::App& app, Action& action);
 void RegisterPredict(CLI::App& app, Action& action);
 void RegisterEvaluate(CLI::App& app, Action& action);

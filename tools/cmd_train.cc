@@ -120,22 +120,33 @@ int RunTrain(const TrainArgs& args, std::ostream& out) {
         "feature bounds that do not come from the data (pass --schema schema.json; "
         "--bounds-from-data overrides this and leaks privacy)");
   }
-  if (!args.schema.empty() && args.bounds_from_data) {
-    throw InvalidArgument("bounds-from-data", "given together with --schema (choose one)");
-  }
   nlohmann::json config_json = ConfigJson(args);
+  const bool has_schema = !args.schema.empty();
   trees::Schema schema;
-  if (!args.bounds_from_data) schema = trees::Schema::FromFile(args.schema);
+  if (has_schema) schema = trees::Schema::FromFile(args.schema);
+  // A schema whose bounds came from the data (rdpkit schema --bounds-from-data) says so; it is
+  // used only when the user accepts the leak by name.
+  if (has_schema && args.bounds_from_data && !schema.bounds_from_data) {
+    throw InvalidArgument("bounds-from-data",
+                          "given together with --schema, whose bounds are public (choose one)");
+  }
+  if (has_schema && schema.bounds_from_data && !args.bounds_from_data) {
+    throw InvalidArgument("schema",
+                          "its bounds were taken from the data (\"bounds_from_data\"): they leak "
+                          "privacy; replace them with public bounds and delete that key, or pass "
+                          "--bounds-from-data to train a model marked not private");
+  }
   // Without an objective in the config or the flags, the schema's task decides.
-  if (!config_json.contains("objective") && !args.bounds_from_data) {
+  if (!config_json.contains("objective") && has_schema) {
     config_json["objective"] = DefaultObjective(schema.task);
   }
   const trees::TrainerConfig config = trees::TrainerConfig::FromJson(config_json);
   const trees::Task task = trees::TaskOfObjective(config.objective);
   if (args.bounds_from_data) {
     if (args.err != nullptr) *args.err << kBoundsWarning << std::flush;
-    schema = trees::SchemaFromData(args.data, args.label, task);
-  } else if (schema.task != task) {
+    if (!has_schema) schema = trees::SchemaFromData(args.data, args.label, task);
+  }
+  if (has_schema && schema.task != task) {
     throw InvalidArgument("objective", "\"" + trees::ToString(config.objective) +
                                            "\" does not fit the schema's task \"" +
                                            trees::TaskName(schema.task) + "\"");

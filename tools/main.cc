@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   rdpkit::tools::RegisterCalibrate(app, action);
   rdpkit::tools::RegisterDpsgd(app, action);
   rdpkit::tools::RegisterSample(app, action);
+  rdpkit::tools::RegisterSchema(app, action);
   rdpkit::tools::RegisterTrain(app, action);
   rdpkit::tools::RegisterPredict(app, action);
   rdpkit::tools::RegisterEvaluate(app, action);

@@ -36,6 +36,17 @@ struct TrainArgs {
 // training log: summarised on err, written whole to args.report.
 int RunTrain(const TrainArgs& args, std::ostream& out);
 
+// rdpkit schema: a draft schema for a CSV (docs/cli.md "schema").
+struct SchemaArgs {
+  std::string data;                // CSV with a header row, required
+  std::string label = "label";     // name of the label column
+  std::string task;                // "binary" or "regression"; empty: from the labels
+  bool bounds_from_data = false;   // write the data's bounds (LEAKS PRIVACY; marked in the file)
+  std::string out;                 // write the draft here (pretty); empty: stdout
+  std::ostream* err = &std::cerr;  // the warning of bounds_from_data
+};
+int RunSchema(const SchemaArgs& args, std::ostream& out);
+
 struct PredictArgs {
   std::string model;            // model file, required
   std::string data;             // CSV; a label column, if any, is ignored

@@ -233,6 +233,40 @@ TEST(TrainCommand, SaysWhichDeltaItChoseAndWhy) {
   EXPECT_THAT(quiet_err.str(), Not(HasSubstr("delta =")));
 }
 
+TEST(SchemaCommand, DraftsPlaceholdersOrMarkedDataBounds) {
+  const Toy toy;
+  std::ostringstream out;
+  ASSERT_EQ(RunSchema({.data = toy.data, .err = nullptr}, out), 0);
+  const nlohmann::json draft = nlohmann::json::parse(out.str());
+  EXPECT_EQ(draft["task"], "binary");  // labels 0/1
+  ASSERT_EQ(draft["features"].size(), 2U);
+  EXPECT_EQ(draft["features"][0]["name"], "z");  // whole numbers 0..2: codes
+  EXPECT_EQ(draft["features"][0]["categorical"], true);
+  EXPECT_EQ(draft["features"][0]["n_codes"], "?");
+  EXPECT_EQ(draft["features"][1]["min"], "?");  // x: numeric
+  EXPECT_FALSE(draft.contains("bounds_from_data"));
+  // Training refuses the unfilled draft, naming the field.
+  TrainArgs args = toy.Args(nullptr);
+  args.quiet = true;
+  args.schema = toy.dir.Write("draft.json", draft.dump());
+  EXPECT_THAT([&] { Train(args); }, ThrowsMessage<InvalidArgument>(HasSubstr("features[0]")));
+  // With the data's bounds the draft carries the marker; train takes it only when told to.
+  std::ostringstream marked;
+  ASSERT_EQ(RunSchema({.data = toy.data, .bounds_from_data = true, .err = nullptr}, marked), 0);
+  const nlohmann::json leaky = nlohmann::json::parse(marked.str());
+  EXPECT_THAT(leaky["bounds_from_data"].get<std::string>(), HasSubstr("LEAK"));
+  EXPECT_EQ(leaky["features"][0]["n_codes"], 3);
+  args.schema = toy.dir.Write("leaky.json", leaky.dump());
+  EXPECT_THAT([&] { Train(args); }, ThrowsMessage<InvalidArgument>(HasSubstr("schema")));
+  args.bounds_from_data = true;
+  const nlohmann::json summary = Train(args);
+  EXPECT_EQ(summary["private"], false);
+  EXPECT_EQ(nlohmann::json::parse(ReadText(toy.model))["privacy"]["private"], false);
+  // A public schema together with --bounds-from-data is still refused.
+  args.schema = toy.schema;
+  EXPECT_THAT([&] { Train(args); }, ThrowsMessage<InvalidArgument>(HasSubstr("bounds-from-data")));
+}
+
 TEST(TrainCommand, BadInputsNameTheFieldAndWriteNothing) {
   const Toy toy;
   TrainArgs args = toy.Args(nullptr);

@@ -35,6 +35,11 @@ double RequireNumber(const nlohmann::json& object, const char* key, std::size_t 
                           "missing (every numeric feature needs public bounds \"min\" and "
                           "\"max\"; DP must not take them from the data)");
   }
+  if (it->is_string() && it->get<std::string>() == "?") {
+    throw InvalidArgument(FeatureField(index, key), "\"?\"",
+                          "the finite numbers: a public bound, known without looking at the "
+                          "data (fill in the drafted schema)");
+  }
   if (!it->is_number()) {
     throw InvalidArgument(FeatureField(index, key), it->dump(), "the finite numbers");
   }
@@ -276,6 +281,9 @@ Schema Schema::FromJson(const nlohmann::json& json) {
   } else {
     throw InvalidArgument("task", task->dump(), "{\"binary\", \"regression\"}");
   }
+  // A schema drafted with bounds read off the data says so (rdpkit schema --bounds-from-data);
+  // such bounds are not public, and the trainer accepts it only under --bounds-from-data.
+  schema.bounds_from_data = json.contains("bounds_from_data");
   const auto features = json.find("features");
   if (features == json.end() || !features->is_array() || features->empty()) {
     throw InvalidArgument("features", "missing or empty (a list of {\"name\", \"min\", \"max\"})");
@@ -308,6 +316,11 @@ Schema Schema::FromJson(const nlohmann::json& json) {
         throw InvalidArgument(FeatureField(i, "n_codes"),
                               "missing (a categorical feature needs n_codes; codes are "
                               "0..n_codes-1)");
+      }
+      if (n_codes->is_string() && n_codes->get<std::string>() == "?") {
+        throw InvalidArgument(FeatureField(i, "n_codes"), "\"?\"",
+                              "[1, 16777216]: the number of the feature's codes, known without "
+                              "looking at the data (fill in the drafted schema)");
       }
       if (!n_codes->is_number_integer() || n_codes->get<long long>() < 1 ||
           n_codes->get<long long>() > (1 << 24)) {

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -82,6 +83,18 @@ Dataset ParseCsv(std::string_view text, const Schema& schema, const LoadOptions&
 // --bounds-from-data (LEAKS PRIVACY; the CLI prints a warning): every non-label column becomes a
 // numeric feature whose bounds are the observed min and max (max widened when min == max).
 Schema SchemaFromData(const std::string& csv_path, const std::string& label, Task task);
+
+// A draft schema for a CSV (rdpkit schema): feature names in column order; a column whose values
+// are all whole numbers in [0, 32] is drafted categorical (n_codes = its largest value + 1),
+// any other numeric; the task is `task`, or binary when every label is 0 or 1 and regression
+// otherwise. The bounds are the data's own (bounds_from_data = true): SchemaDraftJson decides
+// whether they are written at all.
+Schema DraftSchema(const std::string& csv_path, const std::string& label,
+                   const std::optional<Task>& task);
+// The draft as schema JSON. with_data_bounds = false: every bound and n_codes is "?", for the
+// user to fill in with public values (the trainer refuses a "?" by name). true: the data's bounds
+// and a top-level "bounds_from_data" warning, which the trainer refuses unless --bounds-from-data.
+nlohmann::json SchemaDraftJson(const Schema& draft, bool with_data_bounds);
 
 }  // namespace rdpkit::trees
 
