@@ -6,10 +6,13 @@
 #
 #   1. the accountant: calibrate the Gaussian noise for (ε = 1, δ = 1e-6) over 500 Poisson-
 #      subsampled rounds (rate 0.01), then ask for the ε of the calibrated event;
-#   2. private trees (once `rdpkit train` exists): train on examples/spambase, print the test AUC
-#      and the ε recorded in the model.
+#   2. private trees: train on examples/spambase, print the test AUC next to a non-private
+#      baseline and the ε recorded in the model;
+#   3. install the program for this user (into $RDPKIT_PREFIX, default ~/.local) so that `rdpkit`
+#      works as the README writes it, and end with a short summary.
 #
-# The build goes to $RDPKIT_BUILD_ROOT/example (default: <repo>/build-example, git-ignored).
+# The build goes to $RDPKIT_BUILD_ROOT/example (default: <repo>/build-example, git-ignored); its
+# output goes to build.log there and is shown only when the build fails.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -22,10 +25,15 @@ fi
 echo "== setup: scripts/setup.sh"
 bash "$root/scripts/setup.sh"
 
-echo "== build: Release, target rdpkit"
-cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DRDPKIT_BUILD_TESTS=OFF \
-  -DRDPKIT_BUILD_BENCH=OFF -DRDPKIT_BUILD_TOOLS=ON >/dev/null
-cmake --build "$build" -j "$(nproc)" --target rdpkit
+echo "== build: Release, target rdpkit (a few minutes on 2 cores; log: $build/build.log)"
+mkdir -p "$build"
+if ! { cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DRDPKIT_BUILD_TESTS=OFF \
+  -DRDPKIT_BUILD_BENCH=OFF -DRDPKIT_BUILD_TOOLS=ON &&
+  cmake --build "$build" -j "$(nproc)" --target rdpkit; } >"$build/build.log" 2>&1; then
+  tail -n 40 "$build/build.log"
+  echo "run_example.sh: the build failed (whole log: $build/build.log)" >&2
+  exit 1
+fi
 rdpkit=$build/tools/rdpkit
 delta=1e-6
 
@@ -66,28 +74,45 @@ echo "== the calibrated event, checked independently by 'rdpkit epsilon' (certif
 run epsilon --event "$event" --delta "$delta"
 
 # ------------------------------------------------------------------ 2. private trees
-# Runs only once the trainer exists (`rdpkit train --help` succeeds) and the data is bundled.
 data=$root/examples
-if "$rdpkit" train --help >/dev/null 2>&1 && [[ -f $data/spambase_train.csv ]]; then
-  echo
-  echo "== 2. private gradient-boosted trees on examples/spambase"
-  workdir=$build/example_run
-  mkdir -p "$workdir"
-  config=$data/spambase.config.json
-  if [[ ! -f $config ]]; then
-    config=$workdir/spambase.config.json
-    echo '{"objective": "binary:logistic", "privacy": {"epsilon": 1.0, "delta": 1e-6}, "seed": 1}' \
-      >"$config"
-  fi
-  run train --data "$data/spambase_train.csv" --schema "$data/spambase.schema.json" \
-    --config "$config" --out "$workdir/spambase_model.json"
-  run evaluate --model "$workdir/spambase_model.json" --data "$data/spambase_test.csv"
-  model_event=$(json_get privacy event <"$workdir/spambase_model.json")
-  model_delta=$(json_get privacy delta <"$workdir/spambase_model.json")
-  echo
-  echo "== epsilon of the training run, recomputed from the event recorded in the model:"
-  run epsilon --event "$model_event" --delta "$model_delta"
-else
-  echo
-  echo "== 2. private trees: skipped ('rdpkit train' or examples/spambase_train.csv not there yet)"
-fi
+echo
+echo "== 2. private gradient-boosted trees on examples/spambase"
+workdir=$build/example_run
+mkdir -p "$workdir"
+config=$data/spambase.config.json
+run train --data "$data/spambase_train.csv" --schema "$data/spambase.schema.json" \
+  --config "$config" --out "$workdir/spambase_model.json" --quiet
+run evaluate --model "$workdir/spambase_model.json" --data "$data/spambase_test.csv"
+private_auc=$("$rdpkit" evaluate --model "$workdir/spambase_model.json" \
+  --data "$data/spambase_test.csv" | json_get auc)
+model_event=$(json_get privacy event <"$workdir/spambase_model.json")
+model_delta=$(json_get privacy delta <"$workdir/spambase_model.json")
+model_epsilon=$(json_get privacy epsilon <"$workdir/spambase_model.json")
+sigma=$(json_get self_composed event gaussian noise_multiplier <<<"$model_event")
+echo
+echo "== epsilon of the training run, recomputed from the event recorded in the model:"
+run epsilon --event "$model_event" --delta "$model_delta"
+echo
+echo "== the same trees without any noise (a non-private baseline, not for release):"
+baseline='{"n_estimators": 100, "max_depth": 4, "learning_rate": 0.3, "split_candidates": {"method": "log", "count": 32}, "non_private": true, "seed": 1}'
+run train --data "$data/spambase_train.csv" --schema "$data/spambase.schema.json" \
+  --config "$baseline" --out "$workdir/baseline_model.json" --quiet
+baseline_auc=$("$rdpkit" evaluate --model "$workdir/baseline_model.json" \
+  --data "$data/spambase_test.csv" | json_get auc)
+
+# ------------------------------------------------------------------ 3. install
+prefix=${RDPKIT_PREFIX:-$HOME/.local}
+cmake --install "$build" --prefix "$prefix" >>"$build/build.log" 2>&1
+calibrated_sigma=$(json_get value <<<"$calibrated")
+
+printf '\n== summary\n'
+printf '  accountant: 500 subsampled rounds at (epsilon 1, delta %s) need noise multiplier %.4f\n' \
+  "$delta" "$calibrated_sigma"
+printf '  trees:      test AUC %.4f with epsilon %.6f (delta %s, noise multiplier %.2f);\n' \
+  "$private_auc" "$model_epsilon" "$model_delta" "$sigma"
+printf '              %.4f without privacy (the ceiling)\n' "$baseline_auc"
+printf '  installed:  %s/bin/rdpkit (libraries, headers and the CMake package too)\n' "$prefix"
+case ":$PATH:" in
+  *":$prefix/bin:"*) ;;
+  *) printf '  to type `rdpkit` as the README does:  export PATH="%s/bin:$PATH"\n' "$prefix" ;;
+esac
