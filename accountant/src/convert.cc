@@ -318,7 +318,8 @@ std::optional<double> ExactGaussianMu(const Event& event, const ConversionOption
                           "events made only of gaussian and leaf_balanced_gaussian (composed, "
                           "self_composed); use \"rdp\" or \"best\" for this event");
   }
-  if (!mu) return std::nullopt;
+  // μ beyond the doubles (e.g. 1e300 Gaussians of σ = 1e-10): RDP answers (with ε = +∞).
+  if (!mu || !std::isfinite(mu->upper)) return std::nullopt;
   return mu->upper;  // δ_μ(ε) grows with μ: the upper end is the safe side
 }
 
