@@ -14,6 +14,7 @@
 #include "rdpkit/accountant/errors.h"
 #include "rdpkit/trees/train.h"
 #include "synthetic_data.h"
+#include "trees_test_util.h"
 
 namespace rdpkit::trees {
 namespace {
@@ -22,12 +23,7 @@ using nlohmann::json;
 using ::testing::HasSubstr;
 using ::testing::ThrowsMessage;
 
-TrainOptions Quiet(std::vector<NoiseRecord>* log = nullptr) {
-  TrainOptions o;
-  o.progress = false;
-  o.noise_log = log;
-  return o;
-}
+using testing::Quiet;
 
 TEST(SplitScopeConfig, ParsesValidatesAndRoundTrips) {
   const TrainerConfig defaults = TrainerConfig::FromJson({{"privacy", {{"epsilon", 1.0}}}});
