@@ -41,6 +41,7 @@ VARIANTS = {
     "all d6": {**ALL, "max_depth": 6},
     "S-BDT node": SBDT,
     "S-BDT all": {**SBDT, **ALL},
+    "S-BDT all+zero": {**SBDT, **ALL, **ZERO},
     "S-BDT all+zero c=0": {**SBDT, **ALL, **ZERO, "noisy_hessian_floor": 0},
 }
 
