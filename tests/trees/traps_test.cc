@@ -14,18 +14,14 @@
 #include "rdpkit/trees/accounting.h"
 #include "rdpkit/trees/train.h"
 #include "synthetic_data.h"
+#include "trees_test_util.h"
 
 namespace rdpkit::trees {
 namespace {
 
 using nlohmann::json;
 
-TrainOptions Quiet(std::vector<NoiseRecord>* log = nullptr) {
-  TrainOptions o;
-  o.progress = false;
-  o.noise_log = log;
-  return o;
-}
+using testing::Quiet;
 
 // Trap 1: a split compares differently in training and prediction (`<` vs `<=`). Every value
 // lies exactly on a candidate threshold (integers 0..8 with uniform candidates j·9/9 = j on

@@ -1,4 +1,4 @@
-// Helpers shared by the trees test files: a scratch folder and file I/O.
+// Helpers shared by the trees test files: a scratch folder, file I/O, quiet training options.
 #ifndef RDPKIT_TESTS_TREES_TREES_TEST_UTIL_H_
 #define RDPKIT_TESTS_TREES_TREES_TEST_UTIL_H_
 
@@ -8,6 +8,9 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
+
+#include "rdpkit/trees/train.h"
 
 namespace rdpkit::trees::testing {
 
@@ -46,6 +49,14 @@ inline std::string ReadText(const std::string& path) {
 
 inline std::string SourcePath(const std::string& relative) {
   return std::string(RDPKIT_SOURCE_DIR) + "/" + relative;
+}
+
+// Training options without progress output; `log` (optional) receives every noise draw.
+inline TrainOptions Quiet(std::vector<NoiseRecord>* log = nullptr) {
+  TrainOptions o;
+  o.progress = false;
+  o.noise_log = log;
+  return o;
 }
 
 }  // namespace rdpkit::trees::testing

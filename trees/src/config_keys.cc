@@ -102,6 +102,30 @@ std::string Range::Text() const {
   return text;
 }
 
+void RequireMeaningfulScopes(const TrainerConfig& c) {
+  if (c.split_scope == SplitScope::kAll) {
+    // Only these splits are drawn from the candidates at random (split_random.cc); partially
+    // random with k ≥ 2 picks the best noisy gain, histogram and exponential score every candidate.
+    const bool random_splits =
+        c.split_method == SplitMethod::kTotallyRandom ||
+        (c.split_method == SplitMethod::kPartiallyRandom &&
+         c.feature_interaction.method != InteractionMethod::kAll && c.feature_interaction.k == 1);
+    if (!random_splits) {
+      throw InvalidArgument(
+          "split_scope",
+          "\"all\" (split_method = \"" + ToString(c.split_method) +
+              "\", feature_interaction.k = " + std::to_string(c.feature_interaction.k) + ")",
+          "{\"node\"} unless split_method is totally_random, or "
+          "partially_random with feature_interaction.k = 1");
+    }
+  }
+  if (c.negative_hessian_leaf == NegativeHessianLeaf::kZero &&
+      c.leaf_update == LeafUpdate::kAveraging) {
+    throw InvalidArgument("negative_hessian_leaf", "\"zero\" (leaf_update = \"averaging\")",
+                          "{\"floor\"} with averaging leaves (they use no Hessian)");
+  }
+}
+
 }  // namespace internal
 
 std::string ToString(Objective value) { return internal::Spelling(value); }
@@ -109,6 +133,8 @@ std::string ToString(SplitMethod value) { return internal::Spelling(value); }
 std::string ToString(LeafUpdate value) { return internal::Spelling(value); }
 std::string ToString(CandidateMethod value) { return internal::Spelling(value); }
 std::string ToString(InteractionMethod value) { return internal::Spelling(value); }
+std::string ToString(SplitScope value) { return internal::Spelling(value); }
+std::string ToString(NegativeHessianLeaf value) { return internal::Spelling(value); }
 
 Task TaskOfObjective(Objective objective) {
   switch (objective) {

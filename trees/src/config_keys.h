@@ -97,6 +97,21 @@ struct EnumSpellings<InteractionMethod> {
   }};
 };
 
+template <>
+struct EnumSpellings<SplitScope> {
+  static constexpr std::array<std::pair<SplitScope, std::string_view>, 2> kValues{{
+      {SplitScope::kNode, "node"},
+      {SplitScope::kAll, "all"},
+  }};
+};
+template <>
+struct EnumSpellings<NegativeHessianLeaf> {
+  static constexpr std::array<std::pair<NegativeHessianLeaf, std::string_view>, 2> kValues{{
+      {NegativeHessianLeaf::kFloor, "floor"},
+      {NegativeHessianLeaf::kZero, "zero"},
+  }};
+};
+
 template <class Enum>
 std::optional<Enum> EnumFromString(std::string_view text) {
   for (const auto& [value, name] : EnumSpellings<Enum>::kValues) {
@@ -121,6 +136,11 @@ std::string EnumAccepted() {
   for (const auto& name : names) out += (out.empty() ? "" : ", ") + name;
   return "{" + out + "}";
 }
+
+// split_scope "all" needs data-independent random splits (totally_random, or partially_random
+// with one feature per tree); negative_hessian_leaf "zero" needs a Newton or gradient leaf.
+// Elsewhere they would mean nothing, so they are refused naming the key (config_keys.cc).
+void RequireMeaningfulScopes(const TrainerConfig& c);
 
 // The declaration. `v` is a visitor with
 //   Key(path, member, KeySpec)                   a key ("group.key" inside an object),
@@ -149,8 +169,20 @@ void DeclareTreeKeys(Visitor& v, Config& c) {
         {.range = Closed(0, 100),
          .what = "c, floor of the noisy Hessian in units of its noise sd; 0: max(H̃, 0) "
                  "(post-processing, § Methods)"});
+  v.Key("negative_hessian_leaf", c.negative_hessian_leaf,
+        {.what = "a Newton/gradient leaf with noisy Hessian H̃ < 0: the floored step, or `zero` "
+                 "(post-processing, § Split scope and negative Hessians)",
+         .paper = "S-BDT's code",
+         .write_default = false});
   v.Key("split_method", c.split_method,
         {.what = "how a node's split is chosen", .paper = "Maddock §4.3; Revisiting §4.2"});
+  v.Key("split_scope", c.split_scope,
+        {.accepted = "`node`, `all` (`all`: totally_random, or partially_random with "
+                     "`feature_interaction.k` 1)",
+         .what = "random splits drawn among the node's candidates or all of the feature's "
+                 "(public randomness, § Split scope and negative Hessians)",
+         .paper = "S-BDT's code",
+         .write_default = false});
   v.Key("leaf_update", c.leaf_update, {.what = "leaf value formula", .paper = "Maddock §4.4"});
   v.Key("split_candidates.method", c.split_candidates.method,
         {.what = "candidate thresholds per feature (`quantile`: non-private, a baseline)",
@@ -187,6 +219,7 @@ void DeclareTreeKeys(Visitor& v, Config& c) {
     throw InvalidArgument("feature_interaction.method", "a value outside the enumeration",
                           EnumAccepted<InteractionMethod>());
   });
+  v.Rule([&c] { RequireMeaningfulScopes(c); });
 }
 
 // The keys of boosting batches, sampling, clipping, noise and the privacy target.

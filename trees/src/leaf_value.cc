@@ -36,7 +36,9 @@ double LeafValue(const Pair& sums, const LeafParams& params, int batch) {
     return v / batch;  // averaged over the batch (B = T: a random forest), no learning rate
   }
   // Maddock §4.4.3: −η·clip(G̃/(H̃ + λ), β), H̃ kept ≥ c·s_H as in NodeScore; the batch average
-  // of §5.2 divides by the batch size.
+  // of §5.2 divides by the batch size. negative_hessian_leaf "zero": H̃ < 0 → 0, as S-BDT's code
+  // (kirschte/sbdt) does.
+  if (params.zero_negative_hessian && sums.b < 0) return 0;
   const double den = NoisyDenominator(sums, params);
   if (!(den > 0)) return 0;
   v = Clamp(-sums.a / den, -beta, beta);

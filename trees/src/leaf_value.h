@@ -14,7 +14,9 @@ struct LeafParams {
   bool binary = true;
   double reg_lambda = 1;     // λ
   double hessian_floor = 0;  // c·s_H (noisy_hessian_floor × the Hessian noise sd), 0 without noise
-  double max_leaf_value = 2;   // β
+  double max_leaf_value = 2;  // β
+  // negative_hessian_leaf "zero": a Newton/gradient leaf with H̃ < 0 is 0 (S-BDT's code).
+  bool zero_negative_hessian = false;
   double learning_rate = 0.3;  // η
 };
 
@@ -27,7 +29,8 @@ double NoisyDenominator(const Pair& sums, const LeafParams& params);
 double NodeScore(const Pair& sums, const LeafParams& params);
 
 // The value of a leaf with (noisy) sums, in a batch of `batch` trees: Maddock §4.4.1 (averaging),
-// §4.4.2–4.4.3 (gradient, Newton: −η·clip(G̃/(max(H̃, c·s_H) + λ), β)), §5.2 (batch average).
+// §4.4.2–4.4.3 (gradient, Newton: −η·clip(G̃/(max(H̃, c·s_H) + λ), β)), §5.2 (batch average);
+// with zero_negative_hessian a Newton/gradient leaf whose H̃ < 0 is 0 (S-BDT's code).
 double LeafValue(const Pair& sums, const LeafParams& params, int batch);
 
 }  // namespace rdpkit::trees::internal

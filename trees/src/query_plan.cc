@@ -84,7 +84,7 @@ QuerySchedule QuerySchedule::Of(const TrainerConfig& config, const QueryShape& s
   s.initial_score = noisy && config.initial_score.has_value();
   s.exponential_splits = config.split_method == SplitMethod::kExponential;
   const int k = std::min(FeaturesPerTree(config, shape.n_features), shape.n_splittable_features);
-  const auto strategy = MakeSplitStrategy(config.split_method, k);
+  const auto strategy = MakeSplitStrategy(config, k);
   TreeQueries tree = strategy->QueriesPerTree(config.max_depth);
   const auto trees = static_cast<std::uint64_t>(config.n_estimators) +
                      (config.renyi_filter ? config.renyi_filter->extra_rounds : 0);

@@ -19,8 +19,8 @@ int UniformInt(mechanisms::Random& rng, int n) {
 // ancestors' splits fix (public, data independent); a candidate outside it would send every row
 // of the node to one side. Features with no such candidate are skipped; if none is left the
 // split is drawn over all candidates (an empty child).
-void AssignRandomSplits(const BinnedMatrix& bins, mechanisms::Random& rng,
-                        const std::vector<int>& features, HeapTree& tree) {
+void AssignNodeScopedSplits(const BinnedMatrix& bins, mechanisms::Random& rng,
+                            const std::vector<int>& features, HeapTree& tree) {
   const std::size_t k = features.size();
   std::vector<int> lo(k, 0), hi(k);
   for (std::size_t slot = 0; slot < k; ++slot) {
@@ -61,8 +61,27 @@ void AssignRandomSplits(const BinnedMatrix& bins, mechanisms::Random& rng,
   assign(assign, 0, 0);
 }
 
+// split_scope "all", as S-BDT's code (kirschte/sbdt) draws it: every node, in heap order, a
+// feature uniformly at random, then a candidate uniformly among all of that feature's, whatever
+// the ancestors chose (a child may be empty, so trees are coarser); the missing-value direction
+// is a coin flip. Public randomness only.
+void AssignUnscopedSplits(const BinnedMatrix& bins, mechanisms::Random& rng,
+                          const std::vector<int>& features, HeapTree& tree) {
+  const std::size_t internal_nodes = (std::size_t{1} << tree.depth) - 1;
+  for (std::size_t node = 0; node < internal_nodes; ++node) {
+    const int feature = features[UniformIndex(rng, features.size())];
+    const auto count = bins.candidates(static_cast<std::size_t>(feature)).size();
+    tree.feature[node] = feature;
+    // Bins 0..Q: split bin j ∈ [1, Q] sends bins < j left (candidate j − 1 is the threshold).
+    tree.split_bin[node] = static_cast<std::uint16_t>(1 + UniformInt(rng, static_cast<int>(count)));
+    tree.default_left[node] = static_cast<std::uint8_t>(rng.NextU64() & 1);
+  }
+}
+
 class RandomSplits final : public SplitStrategy {
  public:
+  explicit RandomSplits(SplitScope scope) : scope_(scope) {}
+
   TreeQueries QueriesPerTree(int /*depth*/) const override {
     // Maddock §4.3.2: TR splits are data independent (κ_s = 0); one leaf query per tree
     // (κ_w = T): the leaves partition the rows, so all leaf sums are one query (§4.4.3).
@@ -73,16 +92,25 @@ class RandomSplits final : public SplitStrategy {
 
   void Grow(GrowContext& context, const std::vector<int>& features, HeapTree& tree,
             std::vector<Pair>& leaf_sums, std::vector<Pair>* /*root_histogram*/) const override {
-    AssignRandomSplits(context.bins(), context.rng(), features, tree);
+    if (scope_ == SplitScope::kAll) {
+      AssignUnscopedSplits(context.bins(), context.rng(), features, tree);
+    } else {
+      AssignNodeScopedSplits(context.bins(), context.rng(), features, tree);
+    }
     context.RouteToLeaves(tree, leaf_sums);  // routing and the exact leaf sums in one pass
     context.plan().ReleaseSums(Release::kLeaf, leaf_sums.data(), 1, leaf_sums.size(),
                                leaf_sums.size());
   }
+
+ private:
+  SplitScope scope_;
 };
 
 }  // namespace
 
-std::unique_ptr<SplitStrategy> MakeRandomSplits() { return std::make_unique<RandomSplits>(); }
+std::unique_ptr<SplitStrategy> MakeRandomSplits(SplitScope scope) {
+  return std::make_unique<RandomSplits>(scope);
+}
 
 int FeaturesPerTree(const TrainerConfig& config, int n_features) {
   switch (config.feature_interaction.method) {
@@ -96,13 +124,14 @@ int FeaturesPerTree(const TrainerConfig& config, int n_features) {
   return 0;
 }
 
-std::unique_ptr<SplitStrategy> MakeSplitStrategy(SplitMethod method, int features_per_tree) {
-  switch (method) {
+std::unique_ptr<SplitStrategy> MakeSplitStrategy(const TrainerConfig& config,
+                                                 int features_per_tree) {
+  switch (config.split_method) {
     case SplitMethod::kTotallyRandom:
-      return MakeRandomSplits();
+      return MakeRandomSplits(config.split_scope);
     case SplitMethod::kPartiallyRandom:
       // With one feature per tree the random candidate is the only choice: data independent.
-      if (features_per_tree == 1) return MakeRandomSplits();
+      if (features_per_tree == 1) return MakeRandomSplits(config.split_scope);
       return MakePartiallyRandomSplits(features_per_tree);
     case SplitMethod::kHistogram:
       return MakeHistogramSplits(features_per_tree);

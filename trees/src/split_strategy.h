@@ -80,16 +80,17 @@ class SplitStrategy {
 };
 
 // Totally random (and partially random with one feature per tree, whose split is then data
-// independent too): split_random.cc.
-std::unique_ptr<SplitStrategy> MakeRandomSplits();
+// independent too): split_random.cc. `scope` (split_scope): the candidates a node draws from.
+std::unique_ptr<SplitStrategy> MakeRandomSplits(SplitScope scope);
 // Histogram and partially random on noisy cells: split_histogram.cc.
 std::unique_ptr<SplitStrategy> MakeHistogramSplits(int features_per_tree);
 std::unique_ptr<SplitStrategy> MakePartiallyRandomSplits(int features_per_tree);
 // Exponential mechanism: split_exponential.cc.
 std::unique_ptr<SplitStrategy> MakeExponentialSplits();
 
-// The strategy of split_method with k features per tree.
-std::unique_ptr<SplitStrategy> MakeSplitStrategy(SplitMethod method, int features_per_tree);
+// The strategy of config.split_method (and split_scope) with k features per tree.
+std::unique_ptr<SplitStrategy> MakeSplitStrategy(const TrainerConfig& config,
+                                                 int features_per_tree);
 
 }  // namespace rdpkit::trees::internal
 

@@ -438,21 +438,23 @@ void Trainer::SetUp() {
   }
   features_per_tree_ =
       std::min(internal::FeaturesPerTree(config_, m_), shape.n_splittable_features);
-  strategy_ = internal::MakeSplitStrategy(config_.split_method, features_per_tree_);
+  strategy_ = internal::MakeSplitStrategy(config_, features_per_tree_);
   privacy_ = PlanPrivacy(config_, n_, shape);
   plan_.emplace(config_, internal::QuerySchedule::Of(config_, shape),
                 noisy_ ? privacy_.noise_multiplier : 0.0, &rng_, options_.noise_log);
   if (config_.renyi_filter) plan_->UseRenyiFilter(privacy_.filter_order, privacy_.filter_budget);
   // The plan's mechanisms report the event that calibration certified.
   RDPKIT_CHECK(!noisy_ || plan_->ScheduledEvent().ToJson() == privacy_.event->ToJson());
-  leaf_params_ = {.leaf_update = leaf_,
-                  .binary = binary_,
-                  .reg_lambda = config_.reg_lambda,
-                  // c·s_H, the floor of the noisy Hessian (count) in the leaf and gain
-                  // denominators (noisy_hessian_floor; post-processing, docs/trees_training.md §4).
-                  .hessian_floor = config_.noisy_hessian_floor * plan_->hessian_noise_stddev(),
-                  .max_leaf_value = config_.max_leaf_value,
-                  .learning_rate = config_.learning_rate};
+  leaf_params_ = {
+      .leaf_update = leaf_,
+      .binary = binary_,
+      .reg_lambda = config_.reg_lambda,
+      // c·s_H, the floor of the noisy Hessian (count) in the leaf and gain
+      // denominators (noisy_hessian_floor; post-processing, docs/trees_training.md §4).
+      .hessian_floor = config_.noisy_hessian_floor * plan_->hessian_noise_stddev(),
+      .max_leaf_value = config_.max_leaf_value,
+      .zero_negative_hessian = config_.negative_hessian_leaf == NegativeHessianLeaf::kZero,
+      .learning_rate = config_.learning_rate};
   // With the filter, extra rounds run on the records that still have budget (S-BDT §6.6).
   total_trees_ =
       config_.n_estimators + (config_.renyi_filter ? config_.renyi_filter->extra_rounds : 0);

@@ -30,6 +30,12 @@ enum class LeafUpdate { kNewton, kGradient, kAveraging };  // Maddock §4.4
 // Maddock §4.5; quantile is non-private (a baseline).
 enum class CandidateMethod { kUniform, kLog, kIterativeHessian, kQuantile };
 enum class InteractionMethod { kAll, kCyclical, kRandom };  // Maddock §5.1
+// Candidates a data-independent random split is drawn from: those inside the node's interval of
+// the feature (Maddock §4.3.2 as rdpkit reads it), or all of the feature's (S-BDT's code).
+enum class SplitScope { kNode, kAll };
+// A Newton/gradient leaf whose noisy Hessian sum is negative: the floored step (rdpkit), or 0
+// (S-BDT's code).
+enum class NegativeHessianLeaf { kFloor, kZero };
 
 // The JSON spelling of a value ("binary:logistic", "totally_random", ...). A value outside the
 // enumeration (a cast) → InternalError.
@@ -38,6 +44,8 @@ std::string ToString(SplitMethod value);
 std::string ToString(LeafUpdate value);
 std::string ToString(CandidateMethod value);
 std::string ToString(InteractionMethod value);
+std::string ToString(SplitScope value);
+std::string ToString(NegativeHessianLeaf value);
 // Task of the schemas an objective trains on.
 Task TaskOfObjective(Objective objective);
 
@@ -59,7 +67,16 @@ struct TrainerConfig {
   // deviation s_H of the noise added to it. Post-processing of released values only (the privacy
   // event does not change). [0, 100]; 0 = max(H̃, 0), the plain rule. docs/trees_training.md §4.
   double noisy_hessian_floor = 2;
+  // kZero: a Newton or gradient leaf whose noisy Hessian sum H̃ is negative gets the value 0 (as in
+  // S-BDT's code, kirschte/sbdt); other leaves keep the floored step above. kFloor: every leaf
+  // takes the floored step. Post-processing only. Refused with leaf_update averaging.
+  NegativeHessianLeaf negative_hessian_leaf = NegativeHessianLeaf::kFloor;
   SplitMethod split_method = SplitMethod::kTotallyRandom;
+  // Data-independent random splits (totally_random; partially_random with one feature per tree)
+  // draw a node's candidate among those inside the node's interval of the feature (kNode) or
+  // among all of the feature's candidates, so that a child may be empty (kAll, S-BDT's code).
+  // Public randomness only: the privacy event does not change. Refused with other split methods.
+  SplitScope split_scope = SplitScope::kNode;
   LeafUpdate leaf_update = LeafUpdate::kNewton;
 
   // Split candidate sets, Maddock §4.5.
