@@ -323,6 +323,28 @@ std::optional<double> ExactGaussianMu(const Event& event, const ConversionOption
   return mu->upper;  // δ_μ(ε) grows with μ: the upper end is the safe side
 }
 
+// The answer of options.accountant for a value (ε or δ) at `argument` (δ or ε): RDP where the
+// exact Gaussian accountant does not apply; otherwise the exact one when asked for, and under
+// kBest the smaller of the two certified values (both are upper bounds of the true value), or
+// RDP alone where the exact evaluation fails numerically.
+template <class Result, class Exact, class Rdp>
+Result SmallestOfAccountants(const Event& event, const ConversionOptions& options, double argument,
+                             double Result::*value, const Exact& exact_value,
+                             const Rdp& rdp_result) {
+  const std::optional<double> mu = ExactGaussianMu(event, options);
+  if (!mu) return rdp_result();
+  Result exact{0, argument, 0, Conversion::kBalle, true, Accountant::kGaussian, *mu};
+  try {
+    exact.*value = exact_value(*mu);
+  } catch (const NumericalError&) {
+    if (options.accountant == Accountant::kGaussian) throw;
+    return rdp_result();
+  }
+  if (options.accountant == Accountant::kGaussian) return exact;
+  const Result rdp = rdp_result();
+  return exact.*value <= rdp.*value ? exact : rdp;
+}
+
 }  // namespace
 
 std::string AccountantName(Accountant accountant) {
@@ -348,40 +370,19 @@ Accountant AccountantFromName(const std::string& name) {
 EpsilonResult Epsilon(const Event& event, double delta, const ConversionOptions& options) {
   Require(delta > 0 && delta < 1, "delta", delta, "(0, 1)");
   options.Validate();
-  const std::optional<double> mu = ExactGaussianMu(event, options);
-  if (mu) {
-    const EpsilonResult exact{AnalyticGaussianEpsilon(*mu, delta),
-                              delta,
-                              0,
-                              Conversion::kBalle,
-                              true,
-                              Accountant::kGaussian,
-                              *mu};
-    if (options.accountant == Accountant::kGaussian) return exact;
-    const EpsilonResult rdp = RdpEpsilon(event, delta, options);
-    // Both are upper bounds of the true ε; the exact one is the true value rounded up.
-    return exact.epsilon <= rdp.epsilon ? exact : rdp;
-  }
-  return RdpEpsilon(event, delta, options);
+  return SmallestOfAccountants<EpsilonResult>(
+      event, options, delta, &EpsilonResult::epsilon,
+      [&](double mu) { return AnalyticGaussianEpsilon(mu, delta); },
+      [&] { return RdpEpsilon(event, delta, options); });
 }
 
 DeltaResult Delta(const Event& event, double epsilon, const ConversionOptions& options) {
   Require(std::isfinite(epsilon) && epsilon >= 0, "epsilon", epsilon, "[0, inf)");
   options.Validate();
-  const std::optional<double> mu = ExactGaussianMu(event, options);
-  if (mu) {
-    const DeltaResult exact{AnalyticGaussianDelta(*mu, epsilon),
-                            epsilon,
-                            0,
-                            Conversion::kBalle,
-                            true,
-                            Accountant::kGaussian,
-                            *mu};
-    if (options.accountant == Accountant::kGaussian) return exact;
-    const DeltaResult rdp = RdpDelta(event, epsilon, options);
-    return exact.delta <= rdp.delta ? exact : rdp;
-  }
-  return RdpDelta(event, epsilon, options);
+  return SmallestOfAccountants<DeltaResult>(
+      event, options, epsilon, &DeltaResult::delta,
+      [&](double mu) { return AnalyticGaussianDelta(mu, epsilon); },
+      [&] { return RdpDelta(event, epsilon, options); });
 }
 
 }  // namespace rdpkit::accountant
