@@ -194,8 +194,12 @@ double QueryPlan::hessian_noise_stddev() const {
   return pair_balanced_ ? pair_balanced_->stddevs()[0] : pair_gaussian_->stddev();
 }
 
+Event QueryPlan::PairEvent() const {
+  return pair_balanced_ ? pair_balanced_->event() : pair_gaussian_->event();
+}
+
 Event QueryPlan::TreeEvent(const TreeQueries& tree) const {
-  const Event pair = pair_balanced_ ? pair_balanced_->event() : pair_gaussian_->event();
+  const Event pair = PairEvent();
   const Event hessian = hessian_gaussian_->event();
   if (schedule_.exponential_splits) {
     std::vector<Event> parts;
@@ -220,7 +224,7 @@ Event QueryPlan::EventOf(const QuerySchedule& ledger) const {
   if (renyi_filter_) {
     // Feldman & Zrnic 2021 Thm 4.5: every tree's leaf query under the filter at (α̂, budget).
     RDPKIT_CHECK(ledger.Totals().leaf == ledger.trees());
-    const Event leaf = pair_balanced_ ? pair_balanced_->event() : pair_gaussian_->event();
+    const Event leaf = PairEvent();
     parts.push_back(accountant::RenyiFilterEvent(renyi_filter_->first, renyi_filter_->second,
                                                  ledger.trees(),
                                                  PoissonSampledEvent(sampling_probability_, leaf)));
@@ -243,7 +247,7 @@ Event QueryPlan::EventOf(const QuerySchedule& ledger) const {
     return Compose(std::move(parts));
   }
   const TreeQueries totals = ledger.Totals();
-  const Event pair = pair_balanced_ ? pair_balanced_->event() : pair_gaussian_->event();
+  const Event pair = PairEvent();
   AddRepeated(parts, totals.candidate, hessian_gaussian_->event());
   AddRepeated(parts, totals.split, exponential_ ? exponential_->event() : pair);
   AddRepeated(parts, totals.leaf, pair);

@@ -115,6 +115,8 @@ class QueryPlan {
  private:
   accountant::Event EventOf(const QuerySchedule& ledger) const;
   accountant::Event TreeEvent(const TreeQueries& tree) const;
+  // The event of one (a, b) statistics query: the leaf-balanced or the spherical mechanism's.
+  accountant::Event PairEvent() const;
   // Counts one query against the open tree's schedule (InternalError past it).
   void Count(Release release);
   void Log(Release release, int coordinate, double exact, double noisy);

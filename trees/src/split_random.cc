@@ -10,10 +10,6 @@
 namespace rdpkit::trees::internal {
 namespace {
 
-int UniformInt(mechanisms::Random& rng, int n) {
-  return static_cast<int>(UniformIndex(rng, static_cast<std::uint64_t>(n)));
-}
-
 // Maddock §4.3.2 TR: a feature uniformly at random, then a candidate uniformly at random. The
 // candidate is drawn among those inside the node's interval of that feature, which its
 // ancestors' splits fix (public, data independent); a candidate outside it would send every row

@@ -31,6 +31,11 @@ inline std::uint64_t UniformIndex(mechanisms::Random& rng, std::uint64_t n) {
   }
 }
 
+// Uniform integer in [0, n), n ≥ 1.
+inline int UniformInt(mechanisms::Random& rng, int n) {
+  return static_cast<int>(UniformIndex(rng, static_cast<std::uint64_t>(n)));
+}
+
 // Number of features a tree may split on (Maddock §5.1: k-way interactions; "all" = m).
 int FeaturesPerTree(const TrainerConfig& config, int n_features);
 

@@ -245,8 +245,7 @@ std::vector<int> Trainer::TreeFeatures(int t) {
   // Random k-way: k distinct features, chosen uniformly at the start of the tree.
   std::vector<int> all = splittable;
   for (int j = 0; j < k; ++j) {
-    const int r =
-        j + static_cast<int>(internal::UniformIndex(rng_, static_cast<std::uint64_t>(pool - j)));
+    const int r = j + internal::UniformInt(rng_, pool - j);
     std::swap(all[static_cast<std::size_t>(j)], all[static_cast<std::size_t>(r)]);
     out.push_back(all[static_cast<std::size_t>(j)]);
   }
