@@ -12,6 +12,7 @@
 #include "rdpkit/accountant/errors.h"
 #include "rdpkit/trees/train.h"
 #include "synthetic_data.h"
+#include "trees_test_util.h"
 
 namespace rdpkit::trees {
 namespace {
@@ -19,14 +20,9 @@ namespace {
 using nlohmann::json;
 using ::testing::AllOf;
 using ::testing::HasSubstr;
+using testing::Quiet;
 using testing::SyntheticData;
 using ::testing::ThrowsMessage;
-
-TrainOptions Quiet() {
-  TrainOptions o;
-  o.progress = false;
-  return o;
-}
 
 TrainerConfig Config(json j) {
   if (!j.contains("privacy")) j["privacy"] = {{"epsilon", 1.0}, {"delta", 1e-6}};

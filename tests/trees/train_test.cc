@@ -12,20 +12,16 @@
 #include "rdpkit/accountant/event.h"
 #include "rdpkit/trees/metrics.h"
 #include "synthetic_data.h"
+#include "trees_test_util.h"
 
 namespace rdpkit::trees {
 namespace {
 
 using nlohmann::json;
 using ::testing::HasSubstr;
+using testing::Quiet;
 using testing::SyntheticData;
 using ::testing::ThrowsMessage;
-
-TrainOptions Quiet() {
-  TrainOptions o;
-  o.progress = false;
-  return o;
-}
 
 TrainerConfig Config(json j) {
   if (!j.contains("privacy") && !j.contains("non_private")) j["privacy"] = {{"epsilon", 1.0}};
