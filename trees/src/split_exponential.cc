@@ -17,7 +17,7 @@ class ExponentialSplits final : public SplitStrategy {
   }
 
   void Grow(GrowContext& context, const std::vector<int>& features, HeapTree& tree,
-            std::vector<Pair>& leaf_sums, std::vector<Pair>* /*root_histogram*/) const override {
+            std::vector<Pair>& leaf_sums, RootHessian* /*root_hessian*/) const override {
     const BinnedMatrix& bins = context.bins();
     const double lambda = context.leaf_params().reg_lambda;
     context.ResetNodes();

@@ -88,7 +88,7 @@ class NoisyCellSplits final : public SplitStrategy {
   bool RefinesCandidatesFromRootHistogram() const override { return !partially_random_; }
 
   void Grow(GrowContext& context, const std::vector<int>& features, HeapTree& tree,
-            std::vector<Pair>& leaf_sums, std::vector<Pair>* root_histogram) const override;
+            std::vector<Pair>& leaf_sums, RootHessian* root_hessian) const override;
 
  private:
   // The level's released cells: hist[(slot · count + node) · cells + cell].
@@ -132,7 +132,7 @@ std::vector<Pair> NoisyCellSplits::ReleaseLevel(
 }
 
 void NoisyCellSplits::Grow(GrowContext& context, const std::vector<int>& features, HeapTree& tree,
-                           std::vector<Pair>& leaf_sums, std::vector<Pair>* root_histogram) const {
+                           std::vector<Pair>& leaf_sums, RootHessian* root_hessian) const {
   const BinnedMatrix& bins = context.bins();
   const int depth = tree.depth;
   leaf_sums.assign(HeapTree::Leaves(depth), Pair{});
@@ -150,7 +150,15 @@ void NoisyCellSplits::Grow(GrowContext& context, const std::vector<int>& feature
     std::vector<Pair> hist;
     if (!root_only_ || level == 0) {
       hist = ReleaseLevel(context, features, count, cells, random_bin);
-      if (level == 0 && !partially_random_ && root_histogram) *root_histogram = hist;
+      if (level == 0 && !partially_random_ && root_hessian) {
+        root_hessian->assign(features.size(), {});
+        for (std::size_t slot = 0; slot < features.size(); ++slot) {
+          const std::size_t q = bins.candidates(static_cast<std::size_t>(features[slot])).size();
+          for (std::size_t c = 0; c <= q; ++c) {
+            (*root_hessian)[slot].push_back(hist[slot * cells + c].b);  // the root: one node
+          }
+        }
+      }
       if (level == 0 && root_only_) {
         root = hist;
         ranges.lo.assign(1, 0);

@@ -87,7 +87,7 @@ class RandomSplits final : public SplitStrategy {
   bool DataIndependent() const override { return true; }
 
   void Grow(GrowContext& context, const std::vector<int>& features, HeapTree& tree,
-            std::vector<Pair>& leaf_sums, std::vector<Pair>* /*root_histogram*/) const override {
+            std::vector<Pair>& leaf_sums, RootHessian* /*root_hessian*/) const override {
     if (scope_ == SplitScope::kAll) {
       AssignUnscopedSplits(context.bins(), context.rng(), features, tree);
     } else {

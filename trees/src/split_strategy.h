@@ -78,10 +78,12 @@ class SplitStrategy {
   // κ_c = 0, Maddock §4.5.2) instead of Hessian-histogram queries.
   virtual bool RefinesCandidatesFromRootHistogram() const { return false; }
   // Chooses the splits of `tree` over `features`, leaves every row at its leaf (GrowContext's
-  // nodes) and sets leaf_sums to the released leaf sums; root_histogram receives the released
-  // root histogram when the strategy makes one.
+  // nodes) and sets leaf_sums to the released leaf sums; root_hessian receives, per feature slot,
+  // the released Hessian sum of each value bin 0..Q_f of the root, when the strategy releases a
+  // root histogram (otherwise it is left empty).
+  using RootHessian = std::vector<std::vector<double>>;
   virtual void Grow(GrowContext& context, const std::vector<int>& features, HeapTree& tree,
-                    std::vector<Pair>& leaf_sums, std::vector<Pair>* root_histogram) const = 0;
+                    std::vector<Pair>& leaf_sums, RootHessian* root_hessian) const = 0;
 };
 
 // Totally random (and partially random with one feature per tree, whose split is then data

@@ -84,9 +84,10 @@ class Trainer final : public internal::GrowContext {
   // Maddock §4.5.2 with histogram splits: the root's released Hessian histogram refines the
   // candidates for the next tree at no privacy cost.
   void RefineCandidatesFromRoot(const std::vector<int>& features,
-                                const std::vector<Pair>& root_histogram);
+                                const internal::SplitStrategy::RootHessian& root_hessian);
   // Grows tree t (its releases bracketed as one tree of the plan) and its leaf values.
-  HeapTree TrainTree(int t, const std::vector<int>& features, std::vector<Pair>* root_histogram);
+  HeapTree TrainTree(int t, const std::vector<int>& features,
+                     internal::SplitStrategy::RootHessian* root_hessian);
   // Lets tree t's leaf values enter the margins (at the end of its batch) and renews statistics.
   void ApplyTree(int t, const HeapTree& tree);
   Tree ToModelTree(const HeapTree& tree) const;
@@ -406,19 +407,12 @@ void Trainer::RouteToLeaves(const HeapTree& tree, std::vector<Pair>& sums) {
 }
 
 void Trainer::RefineCandidatesFromRoot(const std::vector<int>& features,
-                                       const std::vector<Pair>& root_histogram) {
-  std::size_t max_q = 0;
-  for (int f : features)
-    max_q = std::max(max_q, bins_->candidates(static_cast<std::size_t>(f)).size());
-  const std::size_t cells = max_q + 2;  // the layout of the root level's histogram (one node)
+                                       const internal::SplitStrategy::RootHessian& root_hessian) {
   for (std::size_t slot = 0; slot < features.size(); ++slot) {
     const auto f = static_cast<std::size_t>(features[slot]);
-    const std::size_t q = bins_->candidates(f).size();
-    std::vector<double> hessian(q + 1);
-    for (std::size_t c = 0; c <= q; ++c) hessian[c] = root_histogram[slot * cells + c].b;
     bins_->SetCandidates(
-        f, internal::RefineIterativeHessian(data_.schema.features[f], bins_->candidates(f), hessian,
-                                            config_.split_candidates.count));
+        f, internal::RefineIterativeHessian(data_.schema.features[f], bins_->candidates(f),
+                                            root_hessian[slot], config_.split_candidates.count));
   }
 }
 
@@ -471,10 +465,10 @@ void Trainer::SetUp() {
 }
 
 HeapTree Trainer::TrainTree(int t, const std::vector<int>& features,
-                            std::vector<Pair>* root_histogram) {
+                            internal::SplitStrategy::RootHessian* root_hessian) {
   HeapTree tree(config_.max_depth);
   std::vector<Pair> leaf_sums;
-  strategy_->Grow(*this, features, tree, leaf_sums, root_histogram);
+  strategy_->Grow(*this, features, tree, leaf_sums, root_hessian);
   const int batch =
       std::min(config_.batch_size, total_trees_ - (t / config_.batch_size) * config_.batch_size);
   for (std::size_t l = 0; l < leaf_sums.size(); ++l) {
@@ -524,12 +518,12 @@ Model Trainer::Run() {
       RefineCandidatesIh();
     }
     const std::vector<int> features = TreeFeatures(t);
-    std::vector<Pair> root_histogram;
-    const HeapTree tree = TrainTree(t, features, &root_histogram);
+    internal::SplitStrategy::RootHessian root_hessian;
+    const HeapTree tree = TrainTree(t, features, &root_hessian);
     plan_->EndTree();
     model.trees.push_back(ToModelTree(tree));
-    if (refine_from_root && t < ih_rounds_ && !root_histogram.empty()) {
-      RefineCandidatesFromRoot(features, root_histogram);
+    if (refine_from_root && t < ih_rounds_ && !root_hessian.empty()) {
+      RefineCandidatesFromRoot(features, root_hessian);
     }
     ApplyTree(t, tree);
     // One line per tree, not per batch: a random forest (batch_size = n_estimators) would
