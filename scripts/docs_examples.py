@@ -7,10 +7,11 @@ An example is a line starting with "$ " inside a fenced code block (a trailing b
 continues it on the next line); its expected output is every following line of the block up to
 the next "$ " line. A document's commands run in order in one bash session (so a file one command
 writes, or its exit status `$?`, is there for the next), in a scratch folder holding a link to
-examples/, with the binary's folder first on PATH. Outputs are compared line by line; in JSON lines the
-timing field "seconds" is ignored, and so are the samples of a draw from secure randomness
-("secure": true), which differ on every run. Blocks whose first line is `$ cmake` or that call
-programs other than rdpkit are run too, if the block calls rdpkit at all. A block after a line `<!-- docs_examples: skip -->` is not run (build commands).
+examples/, with the binary's folder first on PATH. Outputs are compared line by line; in JSON
+lines the timing field "seconds" is ignored, and so are the samples of a draw from secure
+randomness ("secure": true), which differ on every run. Only blocks that call rdpkit are run
+(their other commands, echo or python3, with them); a block after a line
+`<!-- docs_examples: skip -->` is not run.
 
 --update rewrites the quoted outputs with what the commands print now. Exit status 1 when an
 output differs (each difference is listed), 0 otherwise.
@@ -18,7 +19,6 @@ output differs (each difference is listed), 0 otherwise.
 import json
 import os
 import pathlib
-import re
 import shutil
 import subprocess
 import sys
