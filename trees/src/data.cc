@@ -16,6 +16,7 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "label_bounds.h"
 #include "rdpkit/accountant/errors.h"
 #include "rdpkit/accountant/json_input.h"
 
@@ -353,6 +354,7 @@ Schema Schema::FromJson(const nlohmann::json& json) {
     }
     schema.features.push_back(std::move(spec));
   }
+  schema.label = internal::ParseLabelBounds(json, schema.task);
   return schema;
 }
 
@@ -374,7 +376,9 @@ nlohmann::json Schema::ToJson() const {
     }
     list.push_back(std::move(entry));
   }
-  return {{"task", TaskName(task)}, {"features", std::move(list)}};
+  nlohmann::json out = {{"task", TaskName(task)}, {"features", std::move(list)}};
+  if (label) out["label"] = {{"min", label->min}, {"max", label->max}};
+  return out;
 }
 
 int Schema::FeatureIndex(const std::string& name) const {
