@@ -17,8 +17,9 @@ python3-attr, python3-absl and python3-mpmath. Opacus's accountants are loaded w
 Each (case, method) runs in a fresh subprocess of this script (`--worker`) so that imports are
 not timed and peak memory (ru_maxrss, read by os.wait4 for that child alone) belongs to one
 case. The worker times the whole query — fresh accountant, composition, ε at δ — with
-time.perf_counter, `--repeats` times (3 when one query takes over 4 s, 1 over 30 s), and reports
-the median; every worker runs with one BLAS thread and an address-space cap (`--mem-cap-gb`,
+time.perf_counter (wall) and time.process_time (CPU), `--repeats` times (3 when one query takes
+over 4 s, 1 over 30 s), and reports the medians — on a shared machine the CPU time is the steadier
+of the two; every worker runs with one BLAS thread and an address-space cap (`--mem-cap-gb`,
 6 by default; a query that hits it is reported as such). rdpkit runs as a whole process
 (`rdpkit epsilon --event … --delta … --accountant A`), timed the same way from spawn to exit; an
 accountant the binary rejects (exit 2 naming `accountant`) is reported as "not available".
@@ -156,25 +157,27 @@ def worker(args):
     else:
         run = epsilon_query(args.worker, spec["q"], spec["sigma"], spec["count"], spec["delta"])
     rss_import = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    times, value, note = [], None, ""
+    times, cpu_times, value, note = [], [], None, ""
     try:
         while len(times) < args.repeats:
-            start = time.perf_counter()
+            start, cpu_start = time.perf_counter(), time.process_time()
             value = float(run())
             times.append(time.perf_counter() - start)
+            cpu_times.append(time.process_time() - cpu_start)
             if times[0] > 30 or (times[0] > 4 and len(times) >= 3):
                 break
     except MemoryError:
         note = f"MemoryError at the {args.mem_cap_gb:g} GiB address-space cap"
-    print(json.dumps({"value": value, "times": times, "note": note,
+    print(json.dumps({"value": value, "times": times, "cpu_times": cpu_times, "note": note,
                       "rss_import_mb": rss_import / 1024}))
 
 
 # ---------------------------------------------------------------- driver side
 
 def spawn_wait4(cmd, timeout, env=None):
-    """Runs cmd; returns (wall s, exit status, stdout, stderr, peak RSS MB of that child alone,
-    read by os.wait4), or (None, None, "", "timeout", None) when it outlives timeout."""
+    """Runs cmd; returns (wall s, exit status, stdout, stderr, (peak RSS MB, user + system CPU s)
+    of that child alone, read by os.wait4), or (None, None, "", "timeout", None) when it outlives
+    timeout."""
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     deadline = start + timeout
@@ -199,7 +202,7 @@ def spawn_wait4(cmd, timeout, env=None):
     wall = time.perf_counter() - start
     proc.returncode = os.waitstatus_to_exitcode(status)
     return (wall, proc.returncode, b"".join(out_chunks).decode(), b"".join(err_chunks).decode(),
-            usage.ru_maxrss / 1024)
+            (usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime))
 
 
 def run_worker(method, spec, args, paths):
@@ -211,7 +214,7 @@ def run_worker(method, spec, args, paths):
            "--mem-cap-gb", str(args.mem_cap_gb)]
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1",
                PYTHONWARNINGS="ignore")
-    wall, code, out, err, rss = spawn_wait4(cmd, args.timeout, env)
+    wall, code, out, err, usage = spawn_wait4(cmd, args.timeout, env)
     if code is None:
         return {"status": f"timeout after {args.timeout:g} s"}
     if code != 0:
@@ -219,18 +222,20 @@ def run_worker(method, spec, args, paths):
         return {"status": f"failed: {last[:160]}"}
     rep = json.loads(out.strip().splitlines()[-1])
     result = {"status": rep["note"] or "ok", "value": rep["value"], "runs": len(rep["times"]),
-              "times_s": rep["times"], "peak_rss_mb": rss, "rss_after_import_mb":
+              "times_s": rep["times"], "cpu_s": rep["cpu_times"], "peak_rss_mb": usage[0],
+              "rss_after_import_mb":
               rep["rss_import_mb"]}
     if rep["times"]:
         result["median_s"] = statistics.median(rep["times"])
+        result["median_cpu_s"] = statistics.median(rep["cpu_times"])
     return result
 
 
 def run_rdpkit(args, subcommand, event, options):
     cmd = [args.rdpkit, subcommand, "--event", json.dumps(event)] + options
-    times, rss, value, accountant = [], 0.0, None, None
+    times, cpu, rss, value, accountant = [], [], 0.0, None, None
     for _ in range(args.repeats):
-        wall, code, out, err, peak = spawn_wait4(cmd, args.timeout)
+        wall, code, out, err, usage = spawn_wait4(cmd, args.timeout)
         if code is None:
             return {"status": f"timeout after {args.timeout:g} s"}
         if code == 2 and "accountant" in err:
@@ -241,9 +246,11 @@ def run_rdpkit(args, subcommand, event, options):
         value = reply["epsilon"] if subcommand == "epsilon" else reply["value"]
         accountant = reply.get("accountant")
         times.append(wall)
-        rss = max(rss, peak)
+        cpu.append(usage[1])
+        rss = max(rss, usage[0])
     return {"status": "ok", "value": value, "accountant": accountant, "runs": len(times),
-            "times_s": times, "median_s": statistics.median(times), "peak_rss_mb": rss}
+            "times_s": times, "cpu_s": cpu, "median_s": statistics.median(times),
+            "median_cpu_s": statistics.median(cpu), "peak_rss_mb": rss}
 
 
 def peer_versions(paths):
@@ -269,12 +276,14 @@ def fmt_eps(result):
     return f"{result['value']:.5f}"
 
 
-def fmt_time(result):
-    if "median_s" not in result:
+def seconds(t):
+    return f"{t * 1000:.1f} ms" if t < 1 else f"{t:.2f} s"
+
+
+def fmt_time(result, key="median_s"):
+    if key not in result:
         return result.get("status", "?")
-    t = result["median_s"]
-    text = f"{t * 1000:.1f} ms" if t < 1 else f"{t:.2f} s"
-    return text + (f" ({result['runs']} runs)" if result["runs"] != 5 else "")
+    return seconds(result[key]) + (f" ({result['runs']} runs)" if result["runs"] != 5 else "")
 
 
 def fmt_rss(result):
@@ -290,31 +299,39 @@ def table(header, rows):
 def markdown(report):
     methods = report["methods"]
     head = ["case (q, σ, T, δ)"] + [report["labels"][m] for m in methods]
-    eps_rows, time_rows, rss_rows, gap_rows = [], [], [], []
+    eps_rows, time_rows, cpu_rows, rss_rows, gap_rows = [], [], [], [], []
     for case in report["cases"]:
         name = f"{case['q']:g}, {case['sigma']:g}, {case['count']:g}, {case['delta']:g}"
         res = case["results"]
         eps_rows.append([name] + [fmt_eps(res[m]) for m in methods])
         time_rows.append([name] + [fmt_time(res[m]) for m in methods])
+        cpu_rows.append([name] + [fmt_time(res[m], "median_cpu_s") for m in methods])
         rss_rows.append([name] + [fmt_rss(res[m]) for m in methods])
         pld, rdp = res.get("dp_pld", {}).get("value"), res.get("rdpkit_rdp", {}).get("value")
         if pld is not None and rdp:
             gap_rows.append([name, f"{pld:.5f}", f"{rdp:.5f}", f"{100 * (1 - pld / rdp):.1f} %"])
     cal = report["calibration"]
     cal_rows = [[report["labels"].get(m, m), f"{r['value']:.6g}" if r.get("value") else
-                 r.get("status"), fmt_time(r), fmt_rss(r)] for m, r in cal["results"].items()]
+                 r.get("status"), fmt_time(r), fmt_time(r, "median_cpu_s"), fmt_rss(r)]
+                for m, r in cal["results"].items()]
     c = cal["target"]
-    return "\n\n".join([
+    peers = ", ".join(f"{k} {v}" for k, v in report["peers"].items()) or "none given"
+    header = [f"# Peer accountants on Poisson-subsampled Gaussians ({report['date']})",
+              f"Machine: {report['machine']}. Peers (versions from their own files): {peers}."]
+    header += report["notes"]
+    header.append("Reproduce: `" + report["command"] + "` (paths are the user's checkouts).")
+    return "\n\n".join(header + [
         "## ε at δ", table(head, eps_rows),
         "## Time per query (median; whole process for rdpkit, in-process for the peers)",
         table(head, time_rows),
+        "## CPU time per query (user + system, median; same runs)", table(head, cpu_rows),
         "## Peak resident memory, MB (whole worker process, imports included)",
         table(head, rss_rows),
         "## dp_accounting PLD (1e-4) against rdpkit's RDP ε",
         table(["case (q, σ, T, δ)", "PLD ε", "rdpkit rdp ε", "PLD below RDP by"], gap_rows),
         f"## Calibration of σ for q = {c['sampling_probability']:g}, T = {c['count']}, "
         f"ε = {c['epsilon']:g}, δ = {c['delta']:g}",
-        table(["method", "σ", "time (median)", "peak RSS MB"], cal_rows)]) + "\n"
+        table(["method", "σ", "wall (median)", "CPU (median)", "peak RSS MB"], cal_rows)]) + "\n"
 
 
 def main():
@@ -354,7 +371,9 @@ def main():
     report = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
               "machine": f"{platform.machine()}, {os.cpu_count()} cores (shared), "
                          f"Python {platform.python_version()}",
-              "peers": peer_versions(paths), "notes": args.note, "methods": methods,
+              "peers": peer_versions(paths), "notes": args.note,
+              "command": "python3 bench/peer_accountants.py " + " ".join(
+                  a if not a.startswith("/") else "PATH" for a in sys.argv[1:]), "methods": methods,
               "labels": labels, "cases": []}
     for q, sigma, count, delta in CASES:
         cid = case_id(q, sigma, count, delta)
