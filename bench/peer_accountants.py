@@ -270,9 +270,15 @@ def peer_versions(paths):
     return found
 
 
+def short_status(result):
+    """A cell for a result without a number: the status, cut at 60 characters."""
+    status = result.get("status", "?")
+    return status if len(status) <= 60 else status[:57] + "…"
+
+
 def fmt_eps(result):
     if result.get("status") not in ("ok",) or result.get("value") is None:
-        return result.get("status", "?")
+        return short_status(result)
     return f"{result['value']:.5f}"
 
 
@@ -282,7 +288,7 @@ def seconds(t):
 
 def fmt_time(result, key="median_s"):
     if key not in result:
-        return result.get("status", "?")
+        return short_status(result)
     return seconds(result[key]) + (f" ({result['runs']} runs)" if result["runs"] != 5 else "")
 
 
@@ -334,6 +340,19 @@ def markdown(report):
         table(["method", "σ", "wall (median)", "CPU (median)", "peak RSS MB"], cal_rows)]) + "\n"
 
 
+def reproduce_command(argv):
+    """argv without the notes, with every absolute path (the user's checkouts) as PATH."""
+    kept, skip = [], False
+    for arg in argv:
+        if skip:
+            skip = False
+        elif arg == "--note":
+            skip = True
+        elif not arg.startswith("--note="):
+            kept.append("PATH" if arg.startswith("/") else arg)
+    return "python3 bench/peer_accountants.py " + " ".join(kept)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rdpkit", help="the rdpkit binary")
@@ -353,6 +372,7 @@ def main():
                         "header, e.g. the peers' commits (repeatable)")
     parser.add_argument("--out-md")
     parser.add_argument("--out-json")
+    parser.add_argument("--from-json", help="only render the markdown of an earlier --out-json")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     parser.add_argument("--spec", help=argparse.SUPPRESS)
     parser.add_argument("--paths", help=argparse.SUPPRESS)
@@ -361,6 +381,15 @@ def main():
         parser.error("--repeats, --timeout and --mem-cap-gb must be positive")
     if args.worker:
         return worker(args)
+    if args.from_json:
+        with open(args.from_json) as f:
+            text = markdown(json.load(f))
+        if args.out_md:
+            with open(args.out_md, "w") as f:
+                f.write(text)
+        else:
+            print(text)
+        return 0
     paths = {k: os.path.abspath(v) for k, v in (("dp_accounting", args.dp_accounting),
                                                  ("prv_accountant", args.prv_accountant),
                                                  ("opacus", args.opacus)) if v}
@@ -372,8 +401,7 @@ def main():
               "machine": f"{platform.machine()}, {os.cpu_count()} cores (shared), "
                          f"Python {platform.python_version()}",
               "peers": peer_versions(paths), "notes": args.note,
-              "command": "python3 bench/peer_accountants.py " + " ".join(
-                  a if not a.startswith("/") else "PATH" for a in sys.argv[1:]), "methods": methods,
+              "command": reproduce_command(sys.argv[1:]), "methods": methods,
               "labels": labels, "cases": []}
     for q, sigma, count, delta in CASES:
         cid = case_id(q, sigma, count, delta)
