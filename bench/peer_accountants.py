@@ -5,7 +5,9 @@
     bench/peer_accountants.py --rdpkit build/release/tools/rdpkit \\
         --dp-accounting DIR --prv-accountant DIR --opacus DIR \\
         [--accountant rdp --accountant best --accountant pld] [--repeats 5] \\
+        [--reference tests/data/subsampled_gaussian_pld_cases.json] \\
         [--out-md bench/peer_accountants.md] [--out-json bench/peer_accountants.json]
+    bench/peer_accountants.py --from-json bench/peer_accountants.json   # render only
 
 The peers are not part of rdpkit: each DIR is a checkout the user made, the folder that holds
 the importable package (`dp_accounting/`, `prv_accountant/`, `opacus/`). Any of them may be left
@@ -31,6 +33,8 @@ choice Opacus makes; its upper ε is reported); Opacus's RDPAccountant and PRVAc
 (eps_error 0.01, its upper ε). Calibration: σ for (q = 0.01, T = 10⁴, ε = 1, δ = 1e-5) by
 dp_accounting's calibrate_dp_mechanism on PLD and RDP (its default bracket and tolerance),
 Opacus's get_noise_multiplier (rdp, its default tolerance 0.01 in ε) and `rdpkit calibrate`.
+`--reference` adds, once per case, dp_accounting's PLD and rdpkit's ε on the cases of the exact
+table written by scripts/subsampled_gaussian_reference.py, with their excess over the exact ε.
 """
 import argparse
 import datetime
@@ -316,6 +320,24 @@ def markdown(report):
         pld, rdp = res.get("dp_pld", {}).get("value"), res.get("rdpkit_rdp", {}).get("value")
         if pld is not None and rdp:
             gap_rows.append([name, f"{pld:.5f}", f"{rdp:.5f}", f"{100 * (1 - pld / rdp):.1f} %"])
+    sections = []
+    if report.get("reference"):
+        ref_rows = []
+        keys = list(report["reference"][0]["results"])
+        for case in report["reference"]:
+            exact = float(case["expected_epsilon"])
+            row = [case["id"], case["expected_epsilon"][:12]]
+            for key in keys:
+                value = case["results"].get(key, {}).get("value")
+                row.append(short_status(case["results"].get(key, {})) if value is None else
+                           f"{value:.10g} ({'+' if value >= exact else '−'}"
+                           f"{abs(value / exact - 1) if exact else abs(value):.2e})")
+            ref_rows.append(row)
+        sections += ["## Against the exact ε (tests/data/subsampled_gaussian_pld_cases.json)",
+                     "Relative excess over the exact value in parentheses (absolute where the "
+                     "exact ε is 0); a − would be an ε below the truth.",
+                     table(["case", "exact ε"] + [report["labels"].get(k, k) for k in keys],
+                           ref_rows)]
     cal = report["calibration"]
     cal_rows = [[report["labels"].get(m, m), f"{r['value']:.6g}" if r.get("value") else
                  r.get("status"), fmt_time(r), fmt_time(r, "median_cpu_s"), fmt_rss(r)]
@@ -337,7 +359,31 @@ def markdown(report):
         table(["case (q, σ, T, δ)", "PLD ε", "rdpkit rdp ε", "PLD below RDP by"], gap_rows),
         f"## Calibration of σ for q = {c['sampling_probability']:g}, T = {c['count']}, "
         f"ε = {c['epsilon']:g}, δ = {c['delta']:g}",
-        table(["method", "σ", "wall (median)", "CPU (median)", "peak RSS MB"], cal_rows)]) + "\n"
+        table(["method", "σ", "wall (median)", "CPU (median)", "peak RSS MB"], cal_rows)]
+        + sections) + "\n"
+
+
+def run_reference(args, paths):
+    """dp_accounting's PLD and rdpkit's ε (each --accountant), one run each, on the reference
+    file's cases."""
+    with open(args.reference) as f:
+        cases = json.load(f)["cases"]
+    once = argparse.Namespace(**dict(vars(args), repeats=1))
+    out = []
+    for case in cases:
+        q, sigma = case["sampling_probability"], case["noise_multiplier"]
+        count, delta = case["count"], case["delta"]
+        results = {"dp_pld": run_worker("dp_pld", {"q": q, "sigma": sigma, "count": count,
+                                                   "delta": delta}, once, paths)}
+        for accountant in (args.accountant or ["rdp", "best", "pld"]) if args.rdpkit else []:
+            results[f"rdpkit_{accountant}"] = run_rdpkit(
+                once, "epsilon", event_json(q, sigma, count),
+                ["--delta", repr(delta), "--accountant", accountant])
+        out.append({"id": case["id"], "expected_epsilon": case["expected_epsilon"],
+                    "results": results})
+        print(f"reference {case['id']:26s} {case['expected_epsilon'][:12]} "
+              f"{fmt_eps(results['dp_pld'])}", file=sys.stderr, flush=True)
+    return out
 
 
 def reproduce_command(argv):
@@ -372,6 +418,9 @@ def main():
                         "header, e.g. the peers' commits (repeatable)")
     parser.add_argument("--out-md")
     parser.add_argument("--out-json")
+    parser.add_argument("--reference", help="a reference file of exact ε (tests/data/"
+                        "subsampled_gaussian_pld_cases.json): dp_accounting PLD and rdpkit rdp "
+                        "on each of its cases, once")
     parser.add_argument("--from-json", help="only render the markdown of an earlier --out-json")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     parser.add_argument("--spec", help=argparse.SUPPRESS)
@@ -422,6 +471,8 @@ def main():
                   file=sys.stderr, flush=True)
         case["dp_accounting_pld_epsilon"] = case["results"].get("dp_pld", {}).get("value")
         report["cases"].append(case)
+    if args.reference:
+        report["reference"] = run_reference(args, paths)
     report["calibration"] = {"target": CALIBRATION, "results": {}}
     if not args.no_calibration:
         c = CALIBRATION
