@@ -12,6 +12,7 @@
 #include "rdpkit/accountant/event.h"
 #include "rdpkit/accountant/filter.h"
 #include "rdpkit/accountant/individual.h"
+#include "rdpkit/accountant/pld.h"
 
 namespace {
 
@@ -144,6 +145,36 @@ BENCHMARK(BM_Filter_ChargeRoundTable)
     ->Unit(benchmark::kMillisecond);
 
 // End of the issue-3 section.
+
+// Issue 13 targets (PLD): ε of T = 1e4 rounds (q = 0.01, σ = 1), of T = 1e6 rounds (q = 1e-4,
+// σ = 0.6), both at δ = 1e-5 and the default grid, and σ calibrated for 1e4 rounds at ε = 1.
+void BM_Pld_EpsilonT1e4(benchmark::State& state) {
+  const Event event = SampledGaussian(0.01, 1.0, 10000);
+  for (auto _ : state) benchmark::DoNotOptimize(PldEpsilon(event, 1e-5));
+}
+BENCHMARK(BM_Pld_EpsilonT1e4)->Unit(benchmark::kMillisecond);
+
+void BM_Pld_EpsilonT1e6(benchmark::State& state) {
+  const Event event = SampledGaussian(1e-4, 0.6, 1000000);
+  for (auto _ : state) benchmark::DoNotOptimize(PldEpsilon(event, 1e-5));
+}
+BENCHMARK(BM_Pld_EpsilonT1e6)->Unit(benchmark::kMillisecond);
+
+void BM_Pld_BestEpsilonT1e4(benchmark::State& state) {
+  const Event event = SampledGaussian(0.01, 1.0, 10000);
+  for (auto _ : state) benchmark::DoNotOptimize(Epsilon(event, 1e-5));
+}
+BENCHMARK(BM_Pld_BestEpsilonT1e4)->Unit(benchmark::kMillisecond);
+
+void BM_Pld_CalibrateSigmaT1e4(benchmark::State& state) {
+  CalibrationProblem problem;
+  problem.make_event = [](double sigma) { return SampledGaussian(0.01, sigma, 10000); };
+  problem.parameter = "noise_multiplier";
+  problem.lower = 0;
+  problem.upper = 1e6;
+  for (auto _ : state) benchmark::DoNotOptimize(Calibrate(problem, 1.0, 1e-5));
+}
+BENCHMARK(BM_Pld_CalibrateSigmaT1e4)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

@@ -142,14 +142,18 @@ accountant::ConversionOptions ConversionOptionsFrom(const std::string& orders, b
 
 void AddAccountantOption(CLI::App* sub, std::string* target) {
   sub->add_option("--accountant", *target,
-                  "best (default: the smallest certified value of those that apply), rdp, or "
-                  "gaussian (exact, compositions of Gaussian-type events only)");
+                  "best (default: the smallest certified value of those that apply), rdp, "
+                  "gaussian (exact, compositions of Gaussian-type events only), or pld (privacy "
+                  "loss distribution, compositions of Poisson-sampled Gaussian-type events)");
 }
 
 nlohmann::json AccountingFields(accountant::Accountant accountant, double order,
                                 accountant::Conversion conversion, double mu) {
   if (accountant == accountant::Accountant::kGaussian) {
     return {{"accountant", accountant::AccountantName(accountant)}, {"mu", mu}};
+  }
+  if (accountant == accountant::Accountant::kPld) {
+    return {{"accountant", accountant::AccountantName(accountant)}};
   }
   return {{"accountant", accountant::AccountantName(accountant)},
           {"order", order},

@@ -45,13 +45,13 @@ std::uint64_t ParseWholeNumber(const std::string& text, const std::string& field
 std::vector<double> ParseNumberList(const std::string& text, const std::string& field,
                                     const std::string& accepted = "decimal numbers");
 // Conversion options of epsilon, delta and calibrate: --orders (ParseNumberList, empty for the
-// default grid), --fast (certified = !fast) and --accountant (best, rdp or gaussian).
+// default grid), --fast (certified = !fast) and --accountant (best, rdp, gaussian or pld).
 accountant::ConversionOptions ConversionOptionsFrom(const std::string& orders, bool fast,
                                                     const std::string& accountant);
 // Registers --accountant on a subcommand (default "best").
 void AddAccountantOption(CLI::App* sub, std::string* target);
 // The output fields that say how a value was accounted: "accountant", then "order" and
-// "conversion" for rdp, "mu" for gaussian.
+// "conversion" for rdp, "mu" for gaussian, nothing more for pld.
 nlohmann::json AccountingFields(accountant::Accountant accountant, double order,
                                 accountant::Conversion conversion, double mu);
 

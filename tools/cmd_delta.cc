@@ -12,6 +12,7 @@ int RunDelta(const DeltaArgs& args, std::ostream& out) {
       AccountingFields(result.accountant, result.order, result.conversion, result.mu);
   json.update(
       {{"delta", result.delta}, {"epsilon", result.epsilon}, {"certified", result.certified}});
+  if (!result.note.empty()) json["note"] = result.note;
   WriteJson(out, json);
   return 0;
 }

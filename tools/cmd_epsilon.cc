@@ -13,6 +13,7 @@ int RunEpsilon(const EpsilonArgs& args, std::ostream& out) {
   json.update({{"epsilon", JsonNumber(result.epsilon)},
                {"delta", result.delta},
                {"certified", result.certified}});
+  if (!result.note.empty()) json["note"] = result.note;
   WriteJson(out, json);
   return 0;
 }

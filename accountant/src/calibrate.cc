@@ -7,8 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "rdpkit/accountant/analytic_gaussian.h"
 #include "rdpkit/accountant/errors.h"
 #include "rdpkit/accountant/json_input.h"
+#include "rdpkit/accountant/pld.h"
 
 namespace rdpkit::accountant {
 namespace {
@@ -59,10 +61,20 @@ class Solver {
     const double certified_safe = safe_end;
     const EpsilonResult certified_safe_result = last_safe_;
     options_.certified = false;
+    // Under kBest the probes use PLD alone where it applies (its coarse grid is an upper bound
+    // too, and RDP of subsampled events can be slow); the final value is again the best one.
+    const Accountant asked = options_.accountant;
+    if (asked == Accountant::kBest) {
+      const Event probe = problem_.make_event(safe_end);
+      if (PldSupports(probe) && !GaussianCompositionMu(probe)) {
+        options_.accountant = Accountant::kPld;
+      }
+    }
     have_safe_ = false;
     SolveWithProbes(safe_end);
     const double fast_safe = last_safe_value_;
     options_.certified = true;
+    options_.accountant = asked;
     have_safe_ = false;
     if (Test(fast_safe)) return Result();
     // Certified bisection between the two; certified_safe is already known to be safe.

@@ -13,6 +13,7 @@
 #include "rdpkit/accountant/analytic_gaussian.h"
 #include "rdpkit/accountant/curves.h"
 #include "rdpkit/accountant/errors.h"
+#include "rdpkit/accountant/pld.h"
 #include "real.h"
 
 namespace rdpkit::accountant {
@@ -239,6 +240,8 @@ std::string ConversionName(Conversion conversion) {
 }
 
 void ConversionOptions::Validate() const {
+  Require(pld_log2_points >= 10 && pld_log2_points <= 20, "pld_log2_points", pld_log2_points,
+          "[10, 20]");
   for (std::size_t i = 0; i < orders.size(); ++i) {
     Require(std::isfinite(orders[i]) && orders[i] > 1, "orders[" + std::to_string(i) + "]",
             orders[i], "(1, inf)");
@@ -309,9 +312,11 @@ DeltaResult RdpDelta(const Event& event, double epsilon, const ConversionOptions
 }
 
 // μ of the event when options allow the exact Gaussian accountant and the event is a Gaussian
-// composition; nullopt when RDP alone answers. kGaussian on another event is bad input.
+// composition; nullopt when another accountant answers. kGaussian on another event is bad input.
 std::optional<double> ExactGaussianMu(const Event& event, const ConversionOptions& options) {
-  if (options.accountant == Accountant::kRdp) return std::nullopt;
+  if (options.accountant == Accountant::kRdp || options.accountant == Accountant::kPld) {
+    return std::nullopt;
+  }
   const std::optional<Bound> mu = GaussianCompositionMu(event);
   if (!mu && options.accountant == Accountant::kGaussian) {
     throw InvalidArgument("accountant", "\"gaussian\"",
@@ -323,26 +328,49 @@ std::optional<double> ExactGaussianMu(const Event& event, const ConversionOption
   return mu->upper;  // δ_μ(ε) grows with μ: the upper end is the safe side
 }
 
-// The answer of options.accountant for a value (ε or δ) at `argument` (δ or ε): RDP where the
-// exact Gaussian accountant does not apply; otherwise the exact one when asked for, and under
-// kBest the smaller of the two certified values (both are upper bounds of the true value), or
-// RDP alone where the exact evaluation fails numerically.
-template <class Result, class Exact, class Rdp>
+PldOptions PldOptionsFor(const ConversionOptions& options) {
+  return PldOptions{options.certified ? options.pld_log2_points : kPldProbePoints};
+}
+
+// The answer of options.accountant for a value (ε or δ) at `argument` (δ or ε):
+//  - the exact Gaussian accountant where it applies (kGaussian, or kBest: the smaller of it and
+//    RDP; PLD is skipped there, it is never below the exact value);
+//  - else PLD where it applies (kPld, or kBest: the smaller of it and RDP); a PLD that cannot
+//    answer (its grid would exceed its memory cap) gives way to RDP, with a note under kPld;
+//  - else RDP. Every candidate is an upper bound of the true value.
+template <class Result, class Exact, class Pld, class Rdp>
 Result SmallestOfAccountants(const Event& event, const ConversionOptions& options, double argument,
-                             double Result::*value, const Exact& exact_value,
+                             double Result::*value, const Exact& exact_value, const Pld& pld_value,
                              const Rdp& rdp_result) {
   const std::optional<double> mu = ExactGaussianMu(event, options);
-  if (!mu) return rdp_result();
-  Result exact{0, argument, 0, Conversion::kBalle, true, Accountant::kGaussian, *mu};
-  try {
-    exact.*value = exact_value(*mu);
-  } catch (const NumericalError&) {
-    if (options.accountant == Accountant::kGaussian) throw;
-    return rdp_result();
+  if (mu) {
+    Result exact{0, argument, 0, Conversion::kBalle, true, Accountant::kGaussian, *mu};
+    try {
+      exact.*value = exact_value(*mu);
+    } catch (const NumericalError&) {
+      if (options.accountant == Accountant::kGaussian) throw;
+      return rdp_result();
+    }
+    if (options.accountant == Accountant::kGaussian) return exact;
+    const Result rdp = rdp_result();
+    return exact.*value <= rdp.*value ? exact : rdp;
   }
-  if (options.accountant == Accountant::kGaussian) return exact;
+  const bool want_pld = options.accountant == Accountant::kPld ||
+                        (options.accountant == Accountant::kBest && PldSupports(event));
+  if (!want_pld) return rdp_result();
+  Result pld{0, argument, 0, Conversion::kBalle, true, Accountant::kPld, 0};
+  try {
+    pld.*value = pld_value(PldOptionsFor(options));  // kPld on another event throws here
+  } catch (const NumericalError& error) {
+    Result rdp = rdp_result();
+    if (options.accountant == Accountant::kPld) {
+      rdp.note = std::string("pld could not answer (") + error.what() + "); answered by rdp";
+    }
+    return rdp;
+  }
+  if (options.accountant == Accountant::kPld) return pld;
   const Result rdp = rdp_result();
-  return exact.*value <= rdp.*value ? exact : rdp;
+  return pld.*value <= rdp.*value ? pld : rdp;
 }
 
 }  // namespace
@@ -355,16 +383,19 @@ std::string AccountantName(Accountant accountant) {
       return "rdp";
     case Accountant::kGaussian:
       return "gaussian";
+    case Accountant::kPld:
+      return "pld";
   }
   RDPKIT_CHECK(false);  // a value outside the enumeration
   return "";
 }
 
 Accountant AccountantFromName(const std::string& name) {
-  for (Accountant a : {Accountant::kBest, Accountant::kRdp, Accountant::kGaussian}) {
+  for (Accountant a :
+       {Accountant::kBest, Accountant::kRdp, Accountant::kGaussian, Accountant::kPld}) {
     if (AccountantName(a) == name) return a;
   }
-  throw InvalidArgument("accountant", "\"" + name + "\"", "{best, rdp, gaussian}");
+  throw InvalidArgument("accountant", "\"" + name + "\"", "{best, rdp, gaussian, pld}");
 }
 
 EpsilonResult Epsilon(const Event& event, double delta, const ConversionOptions& options) {
@@ -373,6 +404,7 @@ EpsilonResult Epsilon(const Event& event, double delta, const ConversionOptions&
   return SmallestOfAccountants<EpsilonResult>(
       event, options, delta, &EpsilonResult::epsilon,
       [&](double mu) { return AnalyticGaussianEpsilon(mu, delta); },
+      [&](const PldOptions& pld) { return PldEpsilon(event, delta, pld); },
       [&] { return RdpEpsilon(event, delta, options); });
 }
 
@@ -382,6 +414,7 @@ DeltaResult Delta(const Event& event, double epsilon, const ConversionOptions& o
   return SmallestOfAccountants<DeltaResult>(
       event, options, epsilon, &DeltaResult::delta,
       [&](double mu) { return AnalyticGaussianDelta(mu, epsilon); },
+      [&](const PldOptions& pld) { return PldDelta(event, epsilon, pld); },
       [&] { return RdpDelta(event, epsilon, options); });
 }
 

@@ -188,7 +188,7 @@ TEST(AnalyticGaussian, BadInputNamesTheField) {
               ThrowsMessage<InvalidArgument>(HasSubstr("epsilon")));
   EXPECT_THAT([] { (void)Epsilon(LaplaceEvent(1), 1e-5, {.accountant = Accountant::kGaussian}); },
               ThrowsMessage<InvalidArgument>(HasSubstr("accountant")));
-  EXPECT_THAT([] { (void)AccountantFromName("pld"); },
+  EXPECT_THAT([] { (void)AccountantFromName("prv"); },
               ThrowsMessage<InvalidArgument>(HasSubstr("accountant")));
 }
 

@@ -210,9 +210,11 @@ TEST(ExistingAccountantFailures, SbdtOverflowAndOrderCap) {
   EXPECT_GT(b.lower, 0);
   // A run whose best order is above 2000: rdpkit finds it, and it beats every order ≤ 2000.
   const Event run = SelfComposedEvent(10, SampledGaussianEvent(0.5, 2000.0));
-  const EpsilonResult best = Epsilon(run, /*delta=*/1e-12);
+  ConversionOptions rdp;
+  rdp.accountant = Accountant::kRdp;
+  const EpsilonResult best = Epsilon(run, /*delta=*/1e-12, rdp);
   EXPECT_GT(best.order, 2000);
-  ConversionOptions capped;
+  ConversionOptions capped = rdp;
   for (int a = 2; a <= 2000; ++a) capped.orders.push_back(a);
   EXPECT_LT(best.epsilon, Epsilon(run, 1e-12, capped).epsilon);
 }
@@ -435,6 +437,7 @@ Mp IndependentRunRdp(const ParsedRun& run, double alpha) {
 
 ConversionOptions OptionsFor(const ReferenceCase& c) {
   ConversionOptions options;
+  options.accountant = Accountant::kRdp;  // the references are RDP values (PLD: pld_test.cc)
   if (c.params.contains("alpha_grid_values")) {
     options.orders = c.params.at("alpha_grid_values").get<std::vector<double>>();
   }

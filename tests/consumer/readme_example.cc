@@ -9,6 +9,6 @@ int main() {
   const acc::Event event = acc::SampledGaussian(/*sampling_probability=*/0.01,
                                                 /*noise_multiplier=*/1.1, /*count=*/1000);
   const acc::EpsilonResult result = acc::Epsilon(event, /*delta=*/1e-5);
-  std::printf("epsilon = %.6g at delta = %g (order %g)\n", result.epsilon, result.delta,
-              result.order);
+  std::printf("epsilon = %.6g at delta = %g (accountant %s)\n", result.epsilon, result.delta,
+              acc::AccountantName(result.accountant).c_str());
 }

@@ -1,6 +1,8 @@
 // ε at a given δ and δ at a given ε of an event (DESIGN.md §1), by the smallest certified value
 // over the accountants that apply: the exact one for compositions of Gaussian-type events
-// (analytic_gaussian.h, Balle & Wang 2018) and RDP for every event. The RDP accountant converts
+// (analytic_gaussian.h, Balle & Wang 2018), the privacy-loss-distribution accountant for
+// compositions of (Poisson-subsampled) Gaussian-type events (pld.h) and RDP for every event. The
+// RDP accountant converts
 // the curve to (ε, δ)-DP minimised over orders:
 //
 // At each order the smaller of two valid conversions is used:
@@ -31,9 +33,10 @@ enum class Accountant {
   kBest,      // "best"
   kRdp,       // "rdp": Rényi DP, any event
   kGaussian,  // "gaussian": exact, compositions of gaussian / leaf_balanced_gaussian only
+  kPld,       // "pld": privacy loss distribution, (subsampled) Gaussian-type compositions
 };
 std::string AccountantName(Accountant accountant);
-// "best", "rdp" or "gaussian"; anything else → InvalidArgument naming the field "accountant".
+// "best", "rdp", "gaussian" or "pld"; anything else → InvalidArgument naming the field "accountant".
 Accountant AccountantFromName(const std::string& name);
 
 struct ConversionOptions {
@@ -44,6 +47,9 @@ struct ConversionOptions {
   // Gaussian accountant is always certified, it costs microseconds).
   bool certified = true;
   Accountant accountant = Accountant::kBest;
+  // pld: 2^pld_log2_points grid points (pld.h); the fast path (certified = false) uses
+  // kPldProbePoints instead. In [10, 20].
+  int pld_log2_points = 18;
   void Validate() const;
 };
 
@@ -55,6 +61,9 @@ struct EpsilonResult {
   bool certified;
   Accountant accountant = Accountant::kRdp;  // the one that gave epsilon (never kBest)
   double mu = 0;                             // gaussian: μ of the composition (rounded up)
+  // Non-empty when the accountant asked for could not answer and another one did (e.g. a PLD
+  // whose grid would not fit in memory falls back to RDP).
+  std::string note;
 };
 
 struct DeltaResult {
@@ -65,10 +74,13 @@ struct DeltaResult {
   bool certified;
   Accountant accountant = Accountant::kRdp;
   double mu = 0;
+  std::string note;
 };
 
 // Smallest ε such that the event is (ε, δ)-DP by options.accountant. δ ∈ (0, 1). kGaussian on an
-// event that is not a Gaussian composition → InvalidArgument naming "accountant".
+// event that is not a Gaussian composition, or kPld on one PldSupports rejects → InvalidArgument
+// naming "accountant". kBest skips the accountants that do not apply (and PLD where the exact
+// Gaussian one applies: it is never smaller than the exact value).
 [[nodiscard]] EpsilonResult Epsilon(const Event& event, double delta,
                                     const ConversionOptions& options = {});
 

@@ -1,0 +1,40 @@
+// Privacy-loss-distribution (PLD) accountant (Koskela et al. 2020; Doroshenko et al. 2022,
+// "Connect the Dots: Tighter Discrete Approximations of Privacy Loss Distributions").
+//
+// Handles compositions (composed, self_composed) of gaussian and leaf_balanced_gaussian events,
+// each optionally Poisson-subsampled (add/remove neighbours: the larger δ of the two directions).
+// Each factor's pair is discretised pessimistically (connect-the-dots with outward-rounded masses,
+// truncated tails moved to +∞ loss or up), the factors are composed by FFT, and the FFT's
+// round-off and the mass outside the window are bounded and added to δ, so every value returned
+// is an upper bound of the true one (docs/math/pld.md states each bound and what it rests on).
+#ifndef RDPKIT_ACCOUNTANT_PLD_H_
+#define RDPKIT_ACCOUNTANT_PLD_H_
+
+#include "rdpkit/accountant/event.h"
+
+namespace rdpkit::accountant {
+
+struct PldOptions {
+  // The grid step is chosen so that the composed window spans about 2^log2_points points (at
+  // most twice that); fewer points are faster and less tight, never unsound. Calibration probes use
+  // kPldProbePoints. In [10, 20].
+  int log2_points = 18;
+};
+inline constexpr int kPldProbePoints = 15;
+
+// True when the PLD accountant handles the event: compositions of gaussian,
+// leaf_balanced_gaussian and poisson_sampled of either; false for laplace, exponential, pure_dp,
+// zcdp, renyi_filter and poisson_sampled of anything else.
+[[nodiscard]] bool PldSupports(const Event& event);
+
+// Smallest ε the PLD certifies at δ ∈ (0, 1) (+inf when none within its window). Throws
+// InvalidArgument naming "accountant" on an unsupported event, and NumericalError when the grid
+// it would need exceeds its memory cap (2^21 points per direction).
+[[nodiscard]] double PldEpsilon(const Event& event, double delta, const PldOptions& options = {});
+
+// δ at ε ∈ [0, inf) certified by the PLD, in [0, 1]. Errors as PldEpsilon.
+[[nodiscard]] double PldDelta(const Event& event, double epsilon, const PldOptions& options = {});
+
+}  // namespace rdpkit::accountant
+
+#endif  // RDPKIT_ACCOUNTANT_PLD_H_
