@@ -27,6 +27,7 @@
 #include "rdpkit/trees/accounting.h"
 #include "routing.h"
 #include "row_statistics.h"
+#include "softmax.h"
 #include "split_strategy.h"
 #include "statistics.h"
 #include "training_report.h"
@@ -74,6 +75,12 @@ class Trainer final : public internal::GrowContext {
 
  private:
   void ValidateData();
+  // The statistics the trees are grown on: the current class tree's with a multiclass objective.
+  const std::vector<Pair>& stats() const {
+    return classes_ ? classes_->stats(class_) : rows_->stats();
+  }
+  // One round of K class trees, all grown on the round's starting margins (softmax.h).
+  void TrainClassTrees(int t, const std::vector<int>& features, Model& model);
   // The binned data, the calibrated privacy plan, the query plan and the split strategy.
   void SetUp();
   double InitialScore();
@@ -111,7 +118,9 @@ class Trainer final : public internal::GrowContext {
   internal::LeafParams leaf_params_;
 
   std::optional<internal::RowStatistics> rows_;
-  std::vector<std::uint8_t> in_sample_;  // empty: every row
+  std::optional<internal::ClassStatistics> classes_;  // multiclass objectives
+  int class_ = 0;                                     // the class tree being grown
+  std::vector<std::uint8_t> in_sample_;               // empty: every row
   // Node index within the current level (a leaf index after routing); < 2^16 as max_depth ≤ 16.
   std::vector<std::uint16_t> node_of_;
   // Fused mode (binary Newton, B = 1, data-independent splits, every row, no filter): one pass
@@ -131,16 +140,20 @@ class Trainer final : public internal::GrowContext {
 void Trainer::ValidateData() {
   binary_ = TaskOfObjective(config_.objective) == Task::kBinary;
   if (data_.schema.task != TaskOfObjective(config_.objective)) {
+    const Task task = data_.schema.task;
     throw InvalidArgument(
         "objective", "\"" + ToString(config_.objective) + "\"",
-        std::string("objectives of a ") + TaskName(data_.schema.task) + " schema {\"" +
-            ToString(binary_ ? Objective::kRegSquaredError : Objective::kBinaryLogistic) + "\"}");
+        "objectives of a " + TaskName(task) + " schema " +
+            (task == Task::kBinary       ? "{\"binary:logistic\"}"
+             : task == Task::kRegression ? "{\"reg:squarederror\"}"
+                                         : "{\"multi:softprob\", \"multi:ovr\"}"));
   }
   if (n_ == 0) throw InvalidArgument("data", "has no rows");
   if (m_ == 0) throw InvalidArgument("data", "has no features");
   if (data_.labels.size() != n_) {
     throw InvalidArgument("data.labels", "training needs one label per row");
   }
+  if (data_.schema.task == Task::kMulticlass) internal::ValidateMulticlass(config_, data_);
   for (std::size_t i = 0; i < n_; ++i) {
     const double y = data_.labels[i];
     if (!std::isfinite(y) || (binary_ && y != 0 && y != 1)) {
@@ -195,7 +208,7 @@ void Trainer::ApplyFilter() {
   const std::size_t dims = config_.leaf_noise_weights.empty() ? 1 : 2;
   filter_ratios_.resize(n_ * dims);
   for (std::size_t i = 0; i < n_; ++i) {
-    const Pair& s = rows_->stats()[i];
+    const Pair& s = stats()[i];
     if (dims == 1) {
       filter_ratios_[i] =
           std::min(1.0, std::sqrt(s.a * s.a + s.b * s.b) / plan_->sensitivities().pair());
@@ -266,7 +279,7 @@ void Trainer::RefineCandidatesIh() {
     for (std::size_t i = 0; i < n_; ++i) {
       if (!in_sample_.empty() && !in_sample_[i]) continue;
       if (bins[i] == kMissingBin) continue;
-      hist[bins[i]] += rows_->stats()[i].b;
+      hist[bins[i]] += stats()[i].b;
     }
     plan_->ReleaseHessianHistogram(hist);
     bins_->SetCandidates(f, internal::RefineIterativeHessian(spec, bins_->candidates(f), hist,
@@ -281,7 +294,7 @@ void Trainer::SumLeaves(std::size_t leaves, std::vector<Pair>& sums) {
   pool_.ParallelFor(n_, [&](std::size_t begin, std::size_t end, int w) {
     auto& local = partial[static_cast<std::size_t>(w)];
     for (std::size_t i = begin; i < end; ++i) {
-      if (in_sample_.empty() || in_sample_[i]) local[node_of_[i]] += rows_->stats()[i];
+      if (in_sample_.empty() || in_sample_[i]) local[node_of_[i]] += stats()[i];
     }
   });
   sums.assign(leaves, Pair{});
@@ -303,7 +316,7 @@ std::vector<Pair> Trainer::Histogram(const std::vector<int>& features, std::size
     for (std::size_t i = begin; i < end; ++i) {
       if (!in_sample_.empty() && !in_sample_[i]) continue;
       const std::size_t node = node_of_[i];
-      const Pair& row = rows_->stats()[i];
+      const Pair& row = stats()[i];
       const Pair s = count_as_b ? Pair{row.a, 1.0} : row;
       for (std::size_t slot = 0; slot < k; ++slot) {
         const auto f = static_cast<std::size_t>(features[slot]);
@@ -374,8 +387,7 @@ void Trainer::RouteToLeaves(const HeapTree& tree, std::vector<Pair>& sums) {
       std::memcpy(node_of_.data() + start, leaf, count * sizeof(std::uint16_t));
       if (!fused) {
         for (std::size_t r = 0; r < count; ++r) {
-          if (in_sample_.empty() || in_sample_[start + r])
-            local[leaf[r]] += rows_->stats()[start + r];
+          if (in_sample_.empty() || in_sample_[start + r]) local[leaf[r]] += stats()[start + r];
         }
         continue;
       }
@@ -422,6 +434,7 @@ void Trainer::SetUp() {
   noisy_ = !config_.non_private && config_.privacy.has_value();
   bins_.emplace(data_, config_.split_candidates, pool_);
   QueryShape shape = QueryShape::AllNumeric(m_);
+  if (data_.schema.task == Task::kMulticlass) shape.n_classes = data_.schema.n_classes;
   shape.n_splittable_features = static_cast<int>(bins_->splittable().size());
   shape.n_refinable_features = 0;
   for (int f : bins_->splittable()) {
@@ -491,6 +504,22 @@ void Trainer::ApplyTree(int t, const HeapTree& tree) {
   }
 }
 
+void Trainer::TrainClassTrees(int t, const std::vector<int>& features, Model& model) {
+  for (class_ = 0; class_ < classes_->n_classes(); ++class_) {
+    plan_->BeginClass(class_);
+    internal::SplitStrategy::RootHessian unused;  // iterative_hessian is refused (softmax.h)
+    const HeapTree tree = TrainTree(t, features, &unused);
+    model.trees.push_back(ToModelTree(tree));  // tree j belongs to class j mod K (as XGBoost)
+    classes_->AddTree(class_, tree.leaf_value, node_of_.data());
+  }
+  class_ = 0;
+  plan_->EndTree();
+  classes_->Recompute();
+  if (options_.progress && options_.progress_stream) {
+    *options_.progress_stream << "rdpkit train: " << (t + 1) << "/" << total_trees_ << " rounds\n";
+  }
+}
+
 Model Trainer::Run() {
   // The model holds no timings: the same seed must give the same model bytes.
   config_.Validate();
@@ -499,14 +528,21 @@ Model Trainer::Run() {
   RequireTrainableInMemory(config_, data_.schema, n_);
   SetUp();
   node_of_.assign(n_, 0);
-  const double base_score = noisy_ ? InitialScore() : 0.0;
-  rows_.emplace(data_, config_, pool_, fused_, base_score);
+  double base_score = noisy_ ? InitialScore() : 0.0;
+  if (data_.schema.task == Task::kMulticlass) {
+    base_score = internal::MulticlassBaseScore(config_.objective, data_.schema.n_classes);
+    classes_.emplace(data_, config_, pool_, base_score);
+  } else {
+    rows_.emplace(data_, config_, pool_, fused_, base_score);
+  }
 
   Model model;
   model.objective = config_.objective;
   model.base_score = base_score;
   model.feature_names = data_.feature_names;
   model.config = config_.ToJson();
+  model.n_classes = data_.schema.n_classes;
+  model.classes = data_.schema.classes;
   model.trees.reserve(static_cast<std::size_t>(config_.n_estimators));
   const bool refine_from_root = ih_ && strategy_->RefinesCandidatesFromRootHistogram();
   for (int t = 0; t < total_trees_; ++t) {
@@ -518,6 +554,10 @@ Model Trainer::Run() {
       RefineCandidatesIh();
     }
     const std::vector<int> features = TreeFeatures(t);
+    if (classes_) {
+      TrainClassTrees(t, features, model);
+      continue;
+    }
     internal::SplitStrategy::RootHessian root_hessian;
     const HeapTree tree = TrainTree(t, features, &root_hessian);
     plan_->EndTree();
