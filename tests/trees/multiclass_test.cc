@@ -239,6 +239,25 @@ TEST(MulticlassTraining, LearnsAThreeClassProblem) {
   }
 }
 
+TEST(MulticlassTraining, RenyiFilterChargesTheClassVector) {
+  const Dataset data = SyntheticMulticlass(2000, 3, 3, 33);
+  for (const json& weights : {json(nullptr), json({0.3, 0.7})}) {
+    json j = {{"n_estimators", 8}, {"renyi_filter", {{"extra_rounds", 20}}}};
+    if (!weights.is_null()) j["leaf_noise_weights"] = weights;
+    const Model model = Train(data, Config(j), Quiet());
+    EXPECT_EQ(model.trees.size(), 28u * 3u) << j.dump();  // (T + extra) rounds of K trees
+    const json& event = model.privacy["event"];
+    ASSERT_THAT(event.dump(), HasSubstr("renyi_filter"));
+    const double epsilon =
+        accountant::Epsilon(accountant::Event::FromJson(event), model.privacy["delta"]).epsilon;
+    EXPECT_LE(epsilon, 1.0);
+    EXPECT_NEAR(epsilon, model.privacy["epsilon"].get<double>(), 1e-9);
+    // Extra rounds ran on the records that still had budget: the log says how many sat out.
+    EXPECT_GT(model.training_log["renyi_filter"]["records_sitting_out"].get<double>(), 0)
+        << model.training_log.dump();
+  }
+}
+
 TEST(MulticlassTraining, RefusesUnsupportedCombinationsByName) {
   const Dataset data = SyntheticMulticlass(500, 3, 3, 31);
   const std::vector<std::pair<json, std::string>> cases = {
@@ -247,7 +266,7 @@ TEST(MulticlassTraining, RefusesUnsupportedCombinationsByName) {
       {{{"leaf_update", "averaging"}}, "leaf_update"},
       {{{"batch_size", 2}}, "batch_size"},
       {{{"initial_score", {{"epsilon_share", 0.1}}}}, "initial_score"},
-      {{{"renyi_filter", {{"extra_rounds", 2}}}}, "renyi_filter"},
+      {{{"objective", "multi:ovr"}, {"renyi_filter", {{"extra_rounds", 2}}}}, "renyi_filter"},
   };
   for (const auto& [j, key] : cases) {
     EXPECT_THAT([&] { (void)Train(data, Config(j), Quiet()); },

@@ -73,8 +73,10 @@ void ValidateMulticlass(const TrainerConfig& config, const Dataset& data) {
     Refuse("initial_score", "given",
            "the base margins are fixed and public: 0 for softprob, -log(K-1) for ovr");
   }
-  if (config.renyi_filter) {
-    Refuse("renyi_filter", "given", "per-record ratios of the class vector are not derived yet");
+  if (config.renyi_filter && config.objective == Objective::kMultiOvr) {
+    Refuse("renyi_filter", "given with multi:ovr",
+           "one-vs-rest makes K leaf queries per round; the filter charges one (use "
+           "multi:softprob)");
   }
 }
 
@@ -156,6 +158,16 @@ void ClassStatistics::AddTree(int k, const std::vector<double>& leaf_values,
   pool_.ParallelFor(n_, [&](std::size_t begin, std::size_t end, int) {
     for (std::size_t i = begin; i < end; ++i) margins_[i * classes + c] += leaf_values[node_of[i]];
   });
+}
+
+Pair ClassStatistics::Norms(std::size_t i) const {
+  double gg = 0;
+  double hh = 0;
+  for (const std::vector<Pair>& k : stats_) {
+    gg += k[i].a * k[i].a;
+    hh += k[i].b * k[i].b;
+  }
+  return {std::sqrt(gg), std::sqrt(hh)};
 }
 
 void ClassStatistics::Recompute() {

@@ -58,6 +58,9 @@ class ClassStatistics {
   void AddTree(int k, const std::vector<double>& leaf_values, const std::uint16_t* node_of);
   // Every row's statistics from its current margins (the end of a round).
   void Recompute();
+  // Row i's (‖g‖₂, ‖h‖₂) over the classes: its contribution to a softprob round's joint query,
+  // whose individual sensitivity ratios the Rényi filter charges (docs/math/multiclass.md).
+  Pair Norms(std::size_t i) const;
 
  private:
   const Dataset& data_;

@@ -208,7 +208,7 @@ void Trainer::ApplyFilter() {
   const std::size_t dims = config_.leaf_noise_weights.empty() ? 1 : 2;
   filter_ratios_.resize(n_ * dims);
   for (std::size_t i = 0; i < n_; ++i) {
-    const Pair& s = stats()[i];
+    const Pair s = classes_ ? classes_->Norms(i) : stats()[i];  // softprob: ‖g_i‖, ‖h_i‖
     if (dims == 1) {
       filter_ratios_[i] =
           std::min(1.0, std::sqrt(s.a * s.a + s.b * s.b) / plan_->sensitivities().pair());
