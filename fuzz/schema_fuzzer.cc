@@ -75,9 +75,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const rdpkit::trees::Dataset rows =
         rdpkit::trees::ParseCsv(RowsFor(schema), schema, {}, "rows.csv");
     static const char* const kMethods[] = {"uniform", "log", "iterative_hessian"};
-    const bool binary = schema.task == rdpkit::trees::Task::kBinary;
+    const rdpkit::trees::Task task = schema.task;
     const auto config = rdpkit::trees::TrainerConfig::FromJson({
-        {"objective", binary ? "binary:logistic" : "reg:squarederror"},
+        {"objective", task == rdpkit::trees::Task::kBinary       ? "binary:logistic"
+                      : task == rdpkit::trees::Task::kRegression ? "reg:squarederror"
+                                                                 : "multi:softprob"},
         {"n_estimators", 2},
         {"max_depth", 2},
         {"split_candidates", {{"method", kMethods[size % 3]}, {"count", 8}}},

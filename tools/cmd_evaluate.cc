@@ -14,6 +14,14 @@ int RunEvaluate(const EvaluateArgs& args, std::ostream& out) {
   if (args.data.empty()) throw InvalidArgument("data", "missing (--data test.csv)");
   const trees::Model model = trees::Model::Load(args.model);
   const trees::Dataset data = LoadDataForModel(model, args.data, args.label, true);
+  if (trees::TaskOfObjective(model.objective) == trees::Task::kMulticlass) {
+    const std::vector<double> p = model.PredictProbabilities(data);
+    const int k = model.n_classes;
+    WriteJson(out, {{"accuracy", JsonNumber(trees::MulticlassAccuracy(p, k, data.labels))},
+                    {"macro_auc", JsonNumber(trees::MacroAuc(p, k, data.labels))},
+                    {"log_loss", JsonNumber(trees::MulticlassLogLoss(p, k, data.labels))}});
+    return 0;
+  }
   const std::vector<double> predictions = model.Predict(data);
   if (trees::TaskOfObjective(model.objective) == trees::Task::kBinary) {
     WriteJson(out, {{"auc", JsonNumber(trees::Auc(predictions, data.labels))},

@@ -19,6 +19,7 @@ trees::Dataset LoadDataForModel(const trees::Model& model, const std::string& pa
   if (schema.features.empty()) {
     // No recorded schema: read the model's features as plain, unbounded numbers.
     schema.task = trees::TaskOfObjective(model.objective);
+    schema.n_classes = model.n_classes;
     for (const auto& name : model.feature_names) {
       schema.features.push_back({.name = name,
                                  .min = -std::numeric_limits<double>::infinity(),
@@ -29,27 +30,75 @@ trees::Dataset LoadDataForModel(const trees::Model& model, const std::string& pa
                         {.label = label, .require_label = with_labels, .read_label = with_labels});
 }
 
+namespace {
+
+// Shortest text that reads back to the same double.
+void AppendNumber(std::string& csv, double value) {
+  char buffer[32];
+  const auto result = std::to_chars(buffer, buffer + sizeof(buffer), value);
+  csv.append(buffer, result.ptr);
+}
+
+// A CSV header field: quoted (with doubled quotes) when it holds a comma, quote or line break.
+std::string CsvField(const std::string& text) {
+  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
+  std::string out = "\"";
+  for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+std::string MulticlassCsv(const trees::Model& model, const trees::Dataset& data, bool labels) {
+  const auto k = static_cast<std::size_t>(model.n_classes);
+  const std::vector<double> p = model.PredictProbabilities(data);
+  std::string csv;
+  for (std::size_t c = 0; c < k; ++c) {
+    if (c > 0) csv += ',';
+    csv += model.classes.empty() ? "p" + std::to_string(c) : CsvField(model.classes[c]);
+  }
+  csv += labels ? ",label\n" : "\n";
+  csv.reserve(csv.size() + p.size() * 24);
+  for (std::size_t r = 0; r < data.n_rows(); ++r) {
+    std::size_t best = 0;
+    for (std::size_t c = 0; c < k; ++c) {
+      if (c > 0) csv += ',';
+      AppendNumber(csv, p[r * k + c]);
+      if (p[r * k + c] > p[r * k + best]) best = c;
+    }
+    if (labels) csv += "," + std::to_string(best);
+    csv += '\n';
+  }
+  return csv;
+}
+
+}  // namespace
+
 int RunPredict(const PredictArgs& args, std::ostream& out) {
   if (args.model.empty()) throw InvalidArgument("model", "missing (--model model.json)");
   if (args.data.empty()) throw InvalidArgument("data", "missing (--data test.csv)");
   const trees::Model model = trees::Model::Load(args.model);
   const trees::Dataset data = LoadDataForModel(model, args.data, args.label, false);
-  const std::vector<double> predictions = model.Predict(data);
-
-  std::string csv = "prediction\n";
-  csv.reserve(csv.size() + predictions.size() * 24);
-  char buffer[32];
-  for (const double value : predictions) {
-    // Shortest text that reads back to the same double.
-    const auto result = std::to_chars(buffer, buffer + sizeof(buffer), value);
-    csv.append(buffer, result.ptr);
-    csv += '\n';
+  const trees::Task task = trees::TaskOfObjective(model.objective);
+  if (args.labels && task == trees::Task::kRegression) {
+    throw InvalidArgument("labels", "given for a regression model (binary and multiclass only)");
+  }
+  std::string csv;
+  if (task == trees::Task::kMulticlass) {
+    csv = MulticlassCsv(model, data, args.labels);
+  } else {
+    const std::vector<double> predictions = model.Predict(data);
+    csv = args.labels ? "prediction,label\n" : "prediction\n";
+    csv.reserve(csv.size() + predictions.size() * 24);
+    for (const double value : predictions) {
+      AppendNumber(csv, value);
+      if (args.labels) csv += value >= 0.5 ? ",1" : ",0";
+      csv += '\n';
+    }
   }
   if (args.out.empty()) {
     out << csv;
   } else {
     trees::WriteFileAtomically(args.out, csv, "out");
-    WriteJson(out, {{"rows", predictions.size()}, {"out", args.out}});
+    WriteJson(out, {{"rows", data.n_rows()}, {"out", args.out}});
   }
   return 0;
 }
@@ -61,6 +110,8 @@ void RegisterPredict(CLI::App& app, Action& action) {
   sub->add_option("--data", args->data, "CSV with the model's feature columns")->required();
   sub->add_option("--out", args->out, "CSV to write (default: standard output)");
   sub->add_option("--label", args->label, "label column to ignore (default: label)");
+  sub->add_flag("--labels", args->labels,
+                "add a \"label\" column: the most probable class (binary: p >= 0.5)");
   sub->callback(
       [args, &action] { action = [args](std::ostream& out) { return RunPredict(*args, out); }; });
 }

@@ -77,6 +77,7 @@ constexpr const char* kTrainingLogNotice =
 
 // The objective a schema's task trains with when neither the config nor --objective names one.
 const char* DefaultObjective(trees::Task task) {
+  if (task == trees::Task::kMulticlass) return "multi:softprob";
   return task == trees::Task::kBinary ? "binary:logistic" : "reg:squarederror";
 }
 
@@ -165,6 +166,11 @@ int RunTrain(const TrainArgs& args, std::ostream& out) {
   const trees::Task task = trees::TaskOfObjective(config.objective);
   if (args.bounds_from_data) {
     if (args.err != nullptr) *args.err << kBoundsWarning << std::flush;
+    if (!has_schema && task == trees::Task::kMulticlass) {
+      throw InvalidArgument("schema",
+                            "missing: a multiclass objective needs a schema with "
+                            "\"n_classes\" (pass --schema schema.json)");
+    }
     if (!has_schema) schema = trees::SchemaFromData(args.data, args.label, task);
   }
   if (has_schema && schema.task != task) {
@@ -248,7 +254,8 @@ void RegisterTrain(CLI::App& app, Action& action) {
   AddNumberOption(sub, "--delta", &args->delta, "decimal numbers in (0, 1)",
                   "privacy.delta (overrides the config; default: a power of ten below 1/n)");
   sub->add_option("--objective", args->objective,
-                  "binary:logistic or reg:squarederror (default: the schema's task)");
+                  "binary:logistic, reg:squarederror, multi:softprob or multi:ovr (default: the "
+                  "schema's task)");
   AddWholeNumberOption(sub, "--n-estimators", &args->n_estimators, "whole numbers in [1, 100000]",
                        "n_estimators: number of trees (overrides the config)");
   AddWholeNumberOption(sub, "--seed", &args->seed, "whole numbers in [0, 2^64)",

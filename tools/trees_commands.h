@@ -52,9 +52,12 @@ struct PredictArgs {
   std::string data;             // CSV; a label column, if any, is ignored
   std::string out;              // CSV to write (atomically); empty: the CSV goes to out
   std::string label = "label";  // name of the column to ignore
+  bool labels = false;          // --labels: add the predicted class ("label" column)
 };
 // CSV "prediction" + one line per row (probability of class 1 for binary) to out or args.out;
-// with args.out, out receives {"rows": n, "out": path}.
+// multiclass: one probability column per class (p0..p{K-1}, or the class names). --labels adds a
+// "label" column: the most probable class (binary: p >= 0.5). With args.out, out receives
+// {"rows": n, "out": path}.
 int RunPredict(const PredictArgs& args, std::ostream& out);
 
 struct EvaluateArgs {
@@ -62,7 +65,8 @@ struct EvaluateArgs {
   std::string data;  // CSV with the label column
   std::string label = "label";
 };
-// {"auc", "accuracy", "log_loss"} (binary) or {"rmse", "mae"} (regression).
+// {"auc", "accuracy", "log_loss"} (binary), {"rmse", "mae"} (regression) or
+// {"accuracy", "macro_auc", "log_loss"} (multiclass).
 int RunEvaluate(const EvaluateArgs& args, std::ostream& out);
 
 // The data of `predict`/`evaluate`, read with the model's own schema (bounds and codes of its

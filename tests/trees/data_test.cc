@@ -150,7 +150,7 @@ TEST(Schema, RejectsStructuralErrors) {
       ThrowsMessage<InvalidArgument>(HasSubstr("task")));
   EXPECT_THAT(
       [] {
-        Schema::FromJson({{"task", "multiclass"}});
+        Schema::FromJson({{"task", "ordinal"}});
       },
       ThrowsMessage<InvalidArgument>(HasSubstr("task")));
   EXPECT_THAT(

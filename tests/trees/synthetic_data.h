@@ -2,6 +2,7 @@
 #ifndef RDPKIT_TESTS_TREES_SYNTHETIC_DATA_H_
 #define RDPKIT_TESTS_TREES_SYNTHETIC_DATA_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -41,6 +42,25 @@ inline Dataset SyntheticData(std::size_t n, int m, Task task = Task::kBinary,
     } else {
       d.labels.push_back(2 * x0 - x1 + noise(rng));
     }
+  }
+  return d;
+}
+
+// n rows, m ≥ 2 numeric features uniform on [0, 1], K classes: label ⌊K·(0.7·x0 + 0.3·x1)⌋ (bands
+// across the square, the last one closed), replaced by a uniformly drawn class with probability
+// flip. The schema says "multiclass" with n_classes = K.
+inline Dataset SyntheticMulticlass(std::size_t n, int m, int n_classes, std::uint64_t seed = 1,
+                                   double flip = 0.05) {
+  Dataset d = SyntheticData(n, m, Task::kRegression, seed);
+  d.schema.task = Task::kMulticlass;
+  d.schema.n_classes = n_classes;
+  std::mt19937_64 rng(seed + 1000);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double score = 0.7 * d.columns[0][i] + 0.3 * d.columns[1][i];
+    int y = std::min(n_classes - 1, static_cast<int>(score * n_classes));
+    if (unit(rng) < flip) y = std::min(n_classes - 1, static_cast<int>(unit(rng) * n_classes));
+    d.labels[i] = y;
   }
   return d;
 }

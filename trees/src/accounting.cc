@@ -11,6 +11,7 @@
 #include "rdpkit/accountant/convert.h"
 #include "rdpkit/accountant/errors.h"
 #include "rdpkit/accountant/run_calibration.h"
+#include "softmax.h"
 
 namespace rdpkit::trees {
 
@@ -51,7 +52,10 @@ QueryCounts CountQueries(const TrainerConfig& config, const QueryShape& shape) {
 
 double Sensitivities::pair() const { return std::sqrt(a * a + b * b); }
 
-Sensitivities StatisticSensitivities(const TrainerConfig& config) {
+Sensitivities StatisticSensitivities(const TrainerConfig& config, int n_classes) {
+  if (TaskOfObjective(config.objective) == Task::kMulticlass) {
+    return internal::MulticlassSensitivities(config, n_classes);
+  }
   const bool binary = TaskOfObjective(config.objective) == Task::kBinary;
   Sensitivities s;
   if (config.leaf_update == LeafUpdate::kAveraging) {
@@ -104,7 +108,7 @@ PrivacyPlan PlanPrivacy(const TrainerConfig& config, std::size_t n_rows, const Q
   PrivacyPlan plan;
   const QuerySchedule schedule = QuerySchedule::Of(config, shape);
   plan.counts = CountQueries(config, shape);
-  plan.sensitivities = StatisticSensitivities(config);
+  plan.sensitivities = StatisticSensitivities(config, shape.n_classes);
   if (config.non_private || !config.privacy) return plan;
   if (config.privacy->delta) {
     plan.delta = *config.privacy->delta;

@@ -356,16 +356,20 @@ MemoryEstimate EstimateTrainingMemory(const TrainerConfig& config, const Schema&
   const double n = static_cast<double>(n_rows);
   const double m = static_cast<double>(schema.features.size());
   const double q = config.split_candidates.count;
+  // Multiclass: K class trees per round, and K margins and (g, h) pairs per row.
+  const double classes = schema.task == Task::kMulticlass ? std::max(schema.n_classes, 1) : 1;
   const double trees =
-      static_cast<double>(config.n_estimators) +
-      (config.renyi_filter ? static_cast<double>(config.renyi_filter->extra_rounds) : 0.0);
+      classes *
+      (static_cast<double>(config.n_estimators) +
+       (config.renyi_filter ? static_cast<double>(config.renyi_filter->extra_rounds) : 0.0));
   const double nodes_per_tree = std::ldexp(1.0, config.max_depth + 1) - 1;
   MemoryEstimate e;
   e.model = trees * nodes_per_tree * (static_cast<double>(sizeof(Node)) + kNodeTextBytes);
   // Data columns and labels (8 bytes a value), 16-bit bins per value and, for Q ≤ 253, the byte
   // bins row by row and column by column.
   const double bin_bytes = 2 + (q <= 253 ? 2 : 0);
-  e.rows = n * (m * (8 + bin_bytes) + 8 + kRowStateBytes) + kProcessBytes;
+  e.rows = n * (m * (8 + bin_bytes) + 8 + kRowStateBytes + (classes > 1 ? classes * 24 : 0)) +
+           kProcessBytes;
   e.histograms = 2 * m * q * 8;  // candidates and their refinement
   const SplitMethod split = config.split_method;
   const double k = config.feature_interaction.method == InteractionMethod::kAll
@@ -418,8 +422,9 @@ void RequireTrainableInMemory(const TrainerConfig& config, const Schema& schema,
   const MemoryEstimate e = EstimateTrainingMemory(config, schema, n_rows);
   if (e.total() <= limit_bytes) return;
   const double trees =
-      static_cast<double>(config.n_estimators) +
-      (config.renyi_filter ? static_cast<double>(config.renyi_filter->extra_rounds) : 0.0);
+      (schema.task == Task::kMulticlass ? std::max(schema.n_classes, 1) : 1) *
+      (static_cast<double>(config.n_estimators) +
+       (config.renyi_filter ? static_cast<double>(config.renyi_filter->extra_rounds) : 0.0));
   const std::string estimate =
       "an estimated " + FormatBytes(e.total()) + " (model " + FormatBytes(e.model) + ": " +
       std::to_string(static_cast<long long>(trees)) + " trees of " +

@@ -142,6 +142,9 @@ Task TaskOfObjective(Objective objective) {
       return Task::kBinary;
     case Objective::kRegSquaredError:
       return Task::kRegression;
+    case Objective::kMultiSoftprob:
+    case Objective::kMultiOvr:
+      return Task::kMulticlass;
   }
   RDPKIT_CHECK(false);  // a value outside the enumeration
   return Task::kBinary;

@@ -57,9 +57,11 @@ template <class Enum>
 struct EnumSpellings;
 template <>
 struct EnumSpellings<Objective> {
-  static constexpr std::array<std::pair<Objective, std::string_view>, 2> kValues{{
+  static constexpr std::array<std::pair<Objective, std::string_view>, 4> kValues{{
       {Objective::kBinaryLogistic, "binary:logistic"},
       {Objective::kRegSquaredError, "reg:squarederror"},
+      {Objective::kMultiSoftprob, "multi:softprob"},
+      {Objective::kMultiOvr, "multi:ovr"},
   }};
 };
 template <>
@@ -153,7 +155,9 @@ void DeclareTreeKeys(Visitor& v, Config& c) {
   using SplitCandidates = TrainerConfig::SplitCandidates;
   v.Key("objective", c.objective,
         {.what = "loss; must fit the schema's `task`", .paper = "XGBoost names"});
-  v.Key("n_estimators", c.n_estimators, {.range = Closed(1, 100000), .what = "T, number of trees"});
+  v.Key("n_estimators", c.n_estimators,
+        {.range = Closed(1, 100000),
+         .what = "T, number of trees (multiclass: rounds of K class trees)"});
   v.Key("max_depth", c.max_depth,
         {.range = Closed(1, 16), .what = "d, depth of every tree (2^d leaves)"});
   v.Key("learning_rate", c.learning_rate,
@@ -241,7 +245,8 @@ void DeclareNoiseKeys(Visitor& v, Config& c) {
          .paper = "S-BDT §6.3"});
   v.Key("gradient_clip", c.gradient_clip,
         {.range = Open(0, kInf),
-         .what = "g*, gradients clipped to [−g*, g*] (binary: inactive when ≥ 1)",
+         .what = "g*, gradients clipped to [−g*, g*] (binary: inactive when ≥ 1; multi:softprob: "
+                 "the class gradient vector clipped to L2 norm g*, inactive when ≥ √2)",
          .paper = "S-BDT §4.2"});
   v.Key("hessian_clip", c.hessian_clip,
         {.range = Open(0, kInf), .what = "h*, Hessians clipped to [0, h*]", .paper = "S-BDT §4.2"});

@@ -19,6 +19,7 @@
 #include "label_bounds.h"
 #include "rdpkit/accountant/errors.h"
 #include "rdpkit/accountant/json_input.h"
+#include "schema_classes.h"
 
 namespace rdpkit::trees {
 namespace {
@@ -266,22 +267,28 @@ std::string RowText(const std::string& source, const RawTable& table, std::size_
 
 }  // namespace
 
-std::string TaskName(Task task) { return task == Task::kBinary ? "binary" : "regression"; }
+std::string TaskName(Task task) {
+  if (task == Task::kMulticlass) return "multiclass";
+  return task == Task::kBinary ? "binary" : "regression";
+}
 
 Schema Schema::FromJson(const nlohmann::json& json) {
   if (!json.is_object()) throw InvalidArgument("schema", "must be a JSON object");
   Schema schema;
   const auto task = json.find("task");
   if (task == json.end()) {
-    throw InvalidArgument("task", "missing (\"binary\" or \"regression\")");
+    throw InvalidArgument("task", "missing (\"binary\", \"regression\" or \"multiclass\")");
   }
   if (*task == "binary") {
     schema.task = Task::kBinary;
   } else if (*task == "regression") {
     schema.task = Task::kRegression;
+  } else if (*task == "multiclass") {
+    schema.task = Task::kMulticlass;
   } else {
-    throw InvalidArgument("task", task->dump(), "{\"binary\", \"regression\"}");
+    throw InvalidArgument("task", task->dump(), "{\"binary\", \"regression\", \"multiclass\"}");
   }
+  internal::ReadClasses(json, schema);
   // A schema drafted with bounds read off the data says so (rdpkit schema --bounds-from-data);
   // such bounds are not public, and the trainer accepts it only under --bounds-from-data.
   schema.bounds_from_data = json.contains("bounds_from_data");
@@ -378,6 +385,7 @@ nlohmann::json Schema::ToJson() const {
   }
   nlohmann::json out = {{"task", TaskName(task)}, {"features", std::move(list)}};
   if (label) out["label"] = {{"min", label->min}, {"max", label->max}};
+  internal::WriteClasses(*this, out);
   return out;
 }
 
@@ -511,6 +519,12 @@ Dataset ParseCsv(std::string_view text, const Schema& schema, const LoadOptions&
       if (schema.task == Task::kBinary && value != 0 && value != 1) {
         throw InvalidArgument("label", RowText(source, table, row, options.label) + ": " +
                                            FormatNumber(value) + " is not a binary label (0 or 1)");
+      }
+      if (schema.task == Task::kMulticlass && !internal::IsClassLabel(value, schema.n_classes)) {
+        throw InvalidArgument("label", RowText(source, table, row, options.label) + ": " +
+                                           FormatNumber(value) +
+                                           " is not a class index (the integers 0.." +
+                                           std::to_string(schema.n_classes - 1) + ")");
       }
     }
     data.labels = std::move(labels);

@@ -57,35 +57,41 @@ std::optional<LabelBounds> ParseLabelBounds(const nlohmann::json& schema_json, T
   return bounds;
 }
 
-LabelScale::LabelScale(const std::optional<LabelBounds>& bounds) {
+TrainingLabels::TrainingLabels(const std::vector<double>& labels,
+                               const std::optional<LabelBounds>& bounds)
+    : labels_(labels) {
   if (!bounds) return;
-  bounds_ = *bounds;
   // Written as a/2 + b/2 and b/2 − a/2 so that neither overflows for bounds near ±DBL_MAX.
   mid_ = bounds->min / 2 + bounds->max / 2;
   half_ = bounds->max / 2 - bounds->min / 2;
-}
-
-std::vector<double> LabelScale::Scaled(const std::vector<double>& labels,
-                                       std::size_t* clipped) const {
-  std::vector<double> out(labels);
-  if (!active()) return out;
-  std::size_t outside = 0;
-  for (double& y : out) {
-    outside += (y < bounds_.min || y > bounds_.max) ? 1 : 0;
-    y = std::clamp((y - mid_) / half_, -1.0, 1.0);
+  scaled_.resize(labels.size());
+  for (std::size_t i = 0; i < labels.size(); ++i) {
+    const double y = labels[i];
+    clipped_ += (y < bounds->min || y > bounds->max) ? 1 : 0;
+    scaled_[i] = std::clamp((y - mid_) / half_, -1.0, 1.0);
   }
-  if (clipped != nullptr) *clipped = outside;
-  return out;
 }
 
-void LabelScale::ToLabelUnits(Model& model) const {
-  if (!active()) return;
+void TrainingLabels::ToLabelUnits(Model& model) const {
+  if (!scaled()) return;
   model.base_score = mid_ + half_ * model.base_score;
   for (Tree& tree : model.trees) {
     for (Node& node : tree.nodes) {
       if (node.is_leaf()) node.value *= half_;
     }
   }
+}
+
+double PrivateInitialScore(const std::vector<double>& labels, bool binary, double clip,
+                           QueryPlan& plan) {
+  double sum = 0;
+  for (double y : labels) sum += std::clamp(y, binary ? 0.0 : -clip, clip);
+  const auto [noisy_count, noisy_sum] =
+      plan.ReleaseInitialScore(static_cast<double>(labels.size()), sum);
+  const double mean = noisy_sum / std::max(noisy_count, 1.0);
+  if (!binary) return std::clamp(mean, -clip, clip);
+  const double p = std::clamp(mean / std::min(clip, 1.0), 1e-3, 1 - 1e-3);
+  return std::log(p / (1 - p));  // S-BDT Alg. 3 line 9: logit of the mean
 }
 
 }  // namespace rdpkit::trees::internal

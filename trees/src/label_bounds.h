@@ -11,6 +11,7 @@
 #include <optional>
 #include <vector>
 
+#include "query_plan.h"
 #include "rdpkit/trees/data.h"
 #include "rdpkit/trees/model.h"
 
@@ -21,24 +22,34 @@ namespace rdpkit::trees::internal {
 // label bounds on a binary schema → InvalidArgument naming "label".
 std::optional<LabelBounds> ParseLabelBounds(const nlohmann::json& schema_json, Task task);
 
-// y ↦ (y − mid)/half for a bounded regression label; the identity otherwise.
-class LabelScale {
+// The labels the trainer boosts on: the data's labels as they are, or (a regression schema with
+// label bounds) y ↦ (y − mid)/half clipped to [−1, 1]; maps the finished model back.
+class TrainingLabels {
  public:
-  explicit LabelScale(const std::optional<LabelBounds>& bounds);
+  // labels must outlive this object.
+  TrainingLabels(const std::vector<double>& labels, const std::optional<LabelBounds>& bounds);
 
-  bool active() const { return half_ > 0; }
-  // The training labels: scaled and clipped to [−1, 1] when active (clipped counts the labels
-  // outside the bounds), a plain copy otherwise.
-  std::vector<double> Scaled(const std::vector<double>& labels, std::size_t* clipped) const;
+  const std::vector<double>& values() const { return scaled() ? scaled_ : labels_; }
+  bool scaled() const { return half_ > 0; }
+  // How many labels lay outside the bounds (clipped); 0 when not scaled.
+  std::size_t clipped() const { return clipped_; }
   // Maps a model trained on scaled labels back to label units: F = mid + half·F', i.e. the base
   // score becomes mid + half·base' and every leaf value half·value (exact post-processing).
   void ToLabelUnits(Model& model) const;
 
  private:
-  LabelBounds bounds_;
+  const std::vector<double>& labels_;
+  std::vector<double> scaled_;
+  std::size_t clipped_ = 0;
   double mid_ = 0;
-  double half_ = 0;  // 0: inactive
+  double half_ = 0;  // 0: not scaled
 };
+
+// S-BDT §6.2 / Alg. 3: the DP initial score, the mean of the labels clipped to [0, clip] (binary)
+// or [−clip, clip], from the plan's noisy count and noisy sum (two Laplace releases, each with half
+// of the initial-score budget); binary: the logit of that mean.
+double PrivateInitialScore(const std::vector<double>& labels, bool binary, double clip,
+                           QueryPlan& plan);
 
 }  // namespace rdpkit::trees::internal
 

@@ -102,4 +102,80 @@ double Mae(const std::vector<double>& predictions, const std::vector<double>& la
   return total / static_cast<double>(labels.size());
 }
 
+namespace {
+
+// n rows of K probabilities and n class labels.
+std::size_t CheckClassInputs(const std::vector<double>& probabilities, int n_classes,
+                             const std::vector<double>& labels) {
+  if (n_classes < 2) throw InvalidArgument("n_classes", std::to_string(n_classes), "[2, inf)");
+  const auto k = static_cast<std::size_t>(n_classes);
+  if (labels.empty() || probabilities.size() != labels.size() * k) {
+    throw InvalidArgument("labels", std::to_string(labels.size()) + " labels for " +
+                                        std::to_string(probabilities.size()) +
+                                        " probabilities of " + std::to_string(k) +
+                                        " classes (need n and n·K, n > 0)");
+  }
+  for (std::size_t i = 0; i < labels.size(); ++i) {
+    const double y = labels[i];
+    if (!(y >= 0 && y < n_classes && std::floor(y) == y)) {
+      throw InvalidArgument("labels[" + std::to_string(i) + "]", FormatNumber(y),
+                            "the class indices {0, …, " + std::to_string(k - 1) + "}");
+    }
+  }
+  for (std::size_t j = 0; j < probabilities.size(); ++j) {
+    if (std::isnan(probabilities[j])) {
+      throw InvalidArgument("probabilities[" + std::to_string(j) + "]", "nan", "the numbers");
+    }
+  }
+  return k;
+}
+
+}  // namespace
+
+double MulticlassAccuracy(const std::vector<double>& probabilities, int n_classes,
+                          const std::vector<double>& labels) {
+  const std::size_t k = CheckClassInputs(probabilities, n_classes, labels);
+  std::size_t correct = 0;
+  for (std::size_t i = 0; i < labels.size(); ++i) {
+    const auto first = probabilities.begin() + static_cast<std::ptrdiff_t>(i * k);
+    const auto best = std::max_element(first, first + static_cast<std::ptrdiff_t>(k)) - first;
+    correct += static_cast<double>(best) == labels[i] ? 1 : 0;
+  }
+  return static_cast<double>(correct) / static_cast<double>(labels.size());
+}
+
+double MacroAuc(const std::vector<double>& probabilities, int n_classes,
+                const std::vector<double>& labels) {
+  const std::size_t k = CheckClassInputs(probabilities, n_classes, labels);
+  const std::size_t n = labels.size();
+  double total = 0;
+  int counted = 0;
+  std::vector<double> scores(n), is_class(n);
+  for (std::size_t c = 0; c < k; ++c) {
+    double positives = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      scores[i] = probabilities[i * k + c];
+      is_class[i] = labels[i] == static_cast<double>(c) ? 1 : 0;
+      positives += is_class[i];
+    }
+    if (positives == 0 || positives == static_cast<double>(n)) continue;  // AUC undefined
+    total += Auc(scores, is_class);
+    ++counted;
+  }
+  if (counted == 0) throw InvalidArgument("labels", "macro AUC needs two classes present");
+  return total / counted;
+}
+
+double MulticlassLogLoss(const std::vector<double>& probabilities, int n_classes,
+                         const std::vector<double>& labels) {
+  const std::size_t k = CheckClassInputs(probabilities, n_classes, labels);
+  constexpr double kClip = 1e-15;  // as LogLoss: a confident mistake costs at most log(1e15)
+  double total = 0;
+  for (std::size_t i = 0; i < labels.size(); ++i) {
+    const auto y = static_cast<std::size_t>(labels[i]);
+    total -= std::log(std::clamp(probabilities[i * k + y], kClip, 1.0));
+  }
+  return total / static_cast<double>(labels.size());
+}
+
 }  // namespace rdpkit::trees

@@ -14,6 +14,8 @@
 #include "rdpkit/accountant/errors.h"
 #include "rdpkit/accountant/json_input.h"
 #include "rdpkit/trees/file_output.h"
+#include "schema_classes.h"
+#include "softmax.h"
 
 namespace rdpkit::trees {
 namespace {
@@ -39,6 +41,16 @@ double FiniteNumber(const nlohmann::json& value, const std::string& field) {
   const double number = value.get<double>();
   Require(std::isfinite(number), field, number, "the finite numbers");
   return number;
+}
+
+// "n_classes" and "classes" of a model file: required by a multiclass objective (the rules of a
+// schema's, schema_classes.h), refused by the others.
+void ReadModelClasses(const nlohmann::json& json, Model& model) {
+  Schema classes;
+  classes.task = TaskOfObjective(model.objective);
+  internal::ReadClasses(json, classes);
+  model.n_classes = classes.n_classes;
+  model.classes = classes.classes;
 }
 
 int Index(const nlohmann::json& value, const std::string& field) {
@@ -202,12 +214,49 @@ double Model::PredictRow(const double* row) const {
       return Sigmoid(margin);
     case Task::kRegression:
       return margin;
+    case Task::kMulticlass:
+      break;  // PredictMargins / PredictProbabilities
   }
   RDPKIT_CHECK(false);  // a value outside the enumeration
   return margin;
 }
 
+std::vector<double> Model::PredictMargins(const double* row) const {
+  RDPKIT_CHECK(n_classes >= 2);
+  std::vector<double> margins(static_cast<std::size_t>(n_classes), base_score);
+  for (std::size_t t = 0; t < trees.size(); ++t) {
+    margins[t % margins.size()] += trees[t].Predict(row);
+  }
+  return margins;
+}
+
+std::vector<double> Model::PredictProbabilities(const Dataset& data) const {
+  if (n_classes < 2) throw InvalidArgument("model", "is not a multiclass model");
+  if (data.feature_names != feature_names) {
+    throw InvalidArgument("data", "the data's features do not match the model's features");
+  }
+  const auto k = static_cast<std::size_t>(n_classes);
+  std::vector<double> out(data.n_rows() * k);
+  for (std::size_t r = 0; r < data.n_rows(); ++r) {
+    const std::vector<double> row = data.Row(r);
+    const std::vector<double> margins = PredictMargins(row.data());
+    internal::ClassProbabilities(objective, margins.data(), n_classes, &out[r * k]);
+  }
+  return out;
+}
+
 std::vector<double> Model::Predict(const Dataset& data) const {
+  if (n_classes >= 2) {
+    const auto k = static_cast<std::size_t>(n_classes);
+    const std::vector<double> p = PredictProbabilities(data);
+    std::vector<double> labels(data.n_rows());
+    for (std::size_t r = 0; r < labels.size(); ++r) {
+      const auto first = p.begin() + static_cast<std::ptrdiff_t>(r * k);
+      labels[r] = static_cast<double>(
+          std::max_element(first, first + static_cast<std::ptrdiff_t>(k)) - first);
+    }
+    return labels;
+  }
   if (data.feature_names != feature_names) {
     throw InvalidArgument("data", "the data's features do not match the model's " +
                                       std::to_string(feature_names.size()) +
@@ -246,6 +295,10 @@ nlohmann::json Model::ToJson(bool with_trees) const {
                          {"config", config},
                          {"privacy", privacy}};
   if (!schema.features.empty()) json["schema"] = schema.ToJson();
+  if (n_classes >= 2) {
+    json["n_classes"] = n_classes;
+    if (!classes.empty()) json["classes"] = classes;
+  }
   return json;
 }
 
@@ -266,7 +319,7 @@ Model Model::FromJson(const nlohmann::json& json) {
   // accepted and ignored (never read into the model, never written again).
   static const std::set<std::string> kKeys = {"format", "version",       "objective", "base_score",
                                               "trees",  "feature_names", "config",    "privacy",
-                                              "schema", "report"};
+                                              "schema", "report",        "n_classes", "classes"};
   for (const auto& item : json.items()) {
     if (kKeys.count(item.key()) == 0) throw InvalidArgument(item.key(), "unknown model key");
   }
@@ -276,10 +329,12 @@ Model Model::FromJson(const nlohmann::json& json) {
                           ? internal::EnumFromString<Objective>(objective.get<std::string>())
                           : std::nullopt;
   if (!parsed) {
-    throw InvalidArgument("objective", objective.dump(),
-                          "{\"binary:logistic\", \"reg:squarederror\"}");
+    throw InvalidArgument(
+        "objective", objective.dump(),
+        "{\"binary:logistic\", \"reg:squarederror\", \"multi:softprob\", \"multi:ovr\"}");
   }
   model.objective = *parsed;
+  ReadModelClasses(json, model);
   model.base_score = FiniteNumber(Member(json, "base_score", "base_score"), "base_score");
 
   const auto& names = Member(json, "feature_names", "feature_names");

@@ -86,6 +86,16 @@ QuerySchedule QuerySchedule::Of(const TrainerConfig& config, const QueryShape& s
   const int k = std::min(FeaturesPerTree(config, shape.n_features), shape.n_splittable_features);
   const auto strategy = MakeSplitStrategy(config, k);
   TreeQueries tree = strategy->QueriesPerTree(config.max_depth);
+  if (TaskOfObjective(config.objective) == Task::kMulticlass) {
+    RDPKIT_CHECK(shape.n_classes >= 2);
+    s.classes = shape.n_classes;
+    s.joint_classes = config.objective == Objective::kMultiSoftprob;
+    if (!s.joint_classes) {
+      // multi:ovr: K binary class trees per round, composed.
+      const auto classes = static_cast<std::uint64_t>(s.classes);
+      tree = TreeQueries{tree.candidate * classes, tree.split * classes, tree.leaf * classes};
+    }
+  }
   const auto trees = static_cast<std::uint64_t>(config.n_estimators) +
                      (config.renyi_filter ? config.renyi_filter->extra_rounds : 0);
   std::uint64_t ih_rounds = 0;
@@ -128,6 +138,13 @@ TreeQueries QuerySchedule::Totals() const {
   return t;
 }
 
+TreeQueries QuerySchedule::PerClass(const TreeQueries& round) const {
+  if (joint_classes || classes == 1) return round;
+  const auto k = static_cast<std::uint64_t>(classes);
+  RDPKIT_CHECK(round.candidate % k == 0 && round.split % k == 0 && round.leaf % k == 0);
+  return TreeQueries{round.candidate / k, round.split / k, round.leaf / k};
+}
+
 std::optional<Event> QueryPlan::InitialScoreEvent(const TrainerConfig& config) {
   QuerySchedule schedule;
   schedule.initial_score = true;
@@ -142,10 +159,12 @@ QueryPlan::QueryPlan(const TrainerConfig& config, QuerySchedule schedule, double
       sampling_probability_(config.subsample),
       noisy_(noise_multiplier > 0),
       noise_multiplier_(noise_multiplier),
-      sensitivities_(StatisticSensitivities(config)),
+      sensitivities_(StatisticSensitivities(config, schedule_.classes)),
       rng_(rng),
       noise_log_(noise_log) {
   released_.exponential_splits = schedule_.exponential_splits;
+  released_.classes = schedule_.classes;
+  released_.joint_classes = schedule_.joint_classes;
   if (!noisy_) {
     RDPKIT_CHECK(!schedule_.initial_score);
     return;
@@ -274,21 +293,31 @@ void QueryPlan::BeginTree() {
   ++next_tree_;
   ++trees_in_run_;
   tree_open_ = true;
-  open_tree_ = TreeQueries{};
+  open_class_ = 0;
+  open_classes_.assign(static_cast<std::size_t>(schedule_.classes), TreeQueries{});
+}
+
+void QueryPlan::BeginClass(int k) {
+  RDPKIT_CHECK(tree_open_ && k >= 0 && k < schedule_.classes);
+  open_class_ = k;
 }
 
 void QueryPlan::EndTree() {
   RDPKIT_CHECK(tree_open_);
-  RDPKIT_CHECK(open_tree_ == schedule_.runs[schedule_run_].second);
-  released_.AddTrees(1, open_tree_);
+  const TreeQueries& round = schedule_.runs[schedule_run_].second;
+  const TreeQueries per_class = schedule_.PerClass(round);
+  for (const TreeQueries& made : open_classes_) RDPKIT_CHECK(made == per_class);
+  released_.AddTrees(1, round);
   tree_open_ = false;
 }
 
 void QueryPlan::Count(Release release) {
   RDPKIT_CHECK(tree_open_);
   std::uint64_t TreeQueries::*counter = Counter(release);
-  RDPKIT_CHECK(open_tree_.*counter < schedule_.runs[schedule_run_].second.*counter);
-  ++(open_tree_.*counter);
+  const TreeQueries per_class = schedule_.PerClass(schedule_.runs[schedule_run_].second);
+  TreeQueries& made = open_classes_[static_cast<std::size_t>(open_class_)];
+  RDPKIT_CHECK(made.*counter < per_class.*counter);
+  ++(made.*counter);
 }
 
 void QueryPlan::Log(Release release, int coordinate, double exact, double noisy) {

@@ -53,10 +53,16 @@ struct TreeQueries {
   bool operator==(const TreeQueries& other) const = default;
 };
 
-// What a run releases: the initial score, then tree after tree (run-length encoded).
+// What a run releases: the initial score, then tree after tree (run-length encoded). With a
+// multiclass objective a "tree" of the schedule is a boosting round of `classes` class trees:
+// multi:softprob (joint_classes) releases the i-th query of every class tree of a round as one
+// query of the concatenated class vector (its sensitivity: softmax.h), so a round has the
+// queries of one class tree; multi:ovr composes them, so a round has K times those queries.
 struct QuerySchedule {
   bool initial_score = false;
   bool exponential_splits = false;  // split queries are exponential selections
+  int classes = 1;                  // class trees per round (K for multiclass, else 1)
+  bool joint_classes = false;       // multi:softprob: a round's class trees' queries are joint
   std::vector<std::pair<std::uint64_t, TreeQueries>> runs;  // (consecutive trees, each one's)
 
   // The schedule of a configuration (split queries per tree from its split strategy).
@@ -64,6 +70,8 @@ struct QuerySchedule {
   void AddTrees(std::uint64_t count, const TreeQueries& queries);
   std::uint64_t trees() const;
   TreeQueries Totals() const;
+  // The queries one class tree of a round makes (the round's, divided among its class trees).
+  TreeQueries PerClass(const TreeQueries& round) const;
   bool operator==(const QuerySchedule& other) const = default;
 };
 
@@ -87,8 +95,11 @@ class QueryPlan {
   // The event of what was released; InternalError unless the run released exactly the schedule.
   [[nodiscard]] accountant::Event ReleasedEvent() const;
 
-  // Brackets the releases of one tree (S-BDT §6.3: one Poisson round).
+  // Brackets the releases of one tree (S-BDT §6.3: one Poisson round); with a multiclass
+  // objective, of one round of class trees, each begun with BeginClass. EndTree checks that
+  // every class tree made exactly the per-class queries of the schedule.
   void BeginTree();
+  void BeginClass(int k);
   void EndTree();
 
   // The initial score's noisy count and noisy sum of clipped labels (once, before any tree).
@@ -145,7 +156,8 @@ class QueryPlan {
   std::size_t schedule_run_ = 0;    // the schedule's run holding tree next_tree_ − 1
   std::uint64_t trees_in_run_ = 0;  // trees of that run begun so far
   bool tree_open_ = false;
-  TreeQueries open_tree_;
+  int open_class_ = 0;                     // the class tree releasing now
+  std::vector<TreeQueries> open_classes_;  // each class tree's releases in the open round
   std::uint64_t exponential_selections_ = 0;
 };
 

@@ -28,6 +28,7 @@
 #include "rdpkit/trees/accounting.h"
 #include "routing.h"
 #include "row_statistics.h"
+#include "softmax.h"
 #include "split_strategy.h"
 #include "statistics.h"
 #include "training_report.h"
@@ -75,6 +76,12 @@ class Trainer final : public internal::GrowContext {
 
  private:
   void ValidateData();
+  // The statistics the trees are grown on: the current class tree's with a multiclass objective.
+  const std::vector<Pair>& stats() const {
+    return classes_ ? classes_->stats(class_) : rows_->stats();
+  }
+  // One round of K class trees, all grown on the round's starting margins (softmax.h).
+  void TrainClassTrees(int t, const std::vector<int>& features, Model& model);
   // The binned data, the calibrated privacy plan, the query plan and the split strategy.
   void SetUp();
   double InitialScore();
@@ -111,14 +118,11 @@ class Trainer final : public internal::GrowContext {
   std::unique_ptr<internal::SplitStrategy> strategy_;
   internal::LeafParams leaf_params_;
 
-  // The training labels: data_.labels, or (regression with label bounds) scaled_labels_, the
-  // labels mapped to [−1, 1] (label_bounds.h); the model is mapped back to label units at the end.
-  internal::LabelScale label_scale_{std::nullopt};
-  std::vector<double> scaled_labels_;
-  const std::vector<double>* labels_ = nullptr;
-  std::size_t labels_clipped_ = 0;
+  std::optional<internal::TrainingLabels> labels_;  // as they are, or scaled (label_bounds.h)
   std::optional<internal::RowStatistics> rows_;
-  std::vector<std::uint8_t> in_sample_;  // empty: every row
+  std::optional<internal::ClassStatistics> classes_;  // multiclass objectives
+  int class_ = 0;                                     // the class tree being grown
+  std::vector<std::uint8_t> in_sample_;               // empty: every row
   // Node index within the current level (a leaf index after routing); < 2^16 as max_depth ≤ 16.
   std::vector<std::uint16_t> node_of_;
   // Fused mode (binary Newton, B = 1, data-independent splits, every row, no filter): one pass
@@ -138,16 +142,20 @@ class Trainer final : public internal::GrowContext {
 void Trainer::ValidateData() {
   binary_ = TaskOfObjective(config_.objective) == Task::kBinary;
   if (data_.schema.task != TaskOfObjective(config_.objective)) {
+    const Task task = data_.schema.task;
     throw InvalidArgument(
         "objective", "\"" + ToString(config_.objective) + "\"",
-        std::string("objectives of a ") + TaskName(data_.schema.task) + " schema {\"" +
-            ToString(binary_ ? Objective::kRegSquaredError : Objective::kBinaryLogistic) + "\"}");
+        "objectives of a " + TaskName(task) + " schema " +
+            (task == Task::kBinary       ? "{\"binary:logistic\"}"
+             : task == Task::kRegression ? "{\"reg:squarederror\"}"
+                                         : "{\"multi:softprob\", \"multi:ovr\"}"));
   }
   if (n_ == 0) throw InvalidArgument("data", "has no rows");
   if (m_ == 0) throw InvalidArgument("data", "has no features");
   if (data_.labels.size() != n_) {
     throw InvalidArgument("data.labels", "training needs one label per row");
   }
+  if (data_.schema.task == Task::kMulticlass) internal::ValidateMulticlass(config_, data_);
   for (std::size_t i = 0; i < n_; ++i) {
     const double y = data_.labels[i];
     if (!std::isfinite(y) || (binary_ && y != 0 && y != 1)) {
@@ -182,17 +190,8 @@ void Trainer::ValidateData() {
 
 double Trainer::InitialScore() {
   if (!config_.initial_score) return 0;
-  // S-BDT §6.2 / Alg. 3: mean of clipped labels from a noisy sum and a noisy count (the plan's
-  // two Laplace releases, each with half of the initial-score budget).
-  const double clip = config_.initial_score->label_clip;
-  double sum = 0;
-  for (double y : *labels_) sum += binary_ ? Clamp(y, 0, clip) : Clamp(y, -clip, clip);
-  const auto [noisy_count, noisy_sum] = plan_->ReleaseInitialScore(static_cast<double>(n_), sum);
-  const double label_bound = binary_ ? std::min(clip, 1.0) : clip;
-  const double mean = noisy_sum / std::max(noisy_count, 1.0);
-  if (!binary_) return Clamp(mean, -clip, clip);
-  const double p = Clamp(mean / label_bound, 1e-3, 1 - 1e-3);
-  return std::log(p / (1 - p));  // S-BDT Alg. 3 line 9: logit of the mean
+  return internal::PrivateInitialScore(labels_->values(), binary_,
+                                       config_.initial_score->label_clip, *plan_);
 }
 
 void Trainer::ApplyFilter() {
@@ -202,7 +201,7 @@ void Trainer::ApplyFilter() {
   const std::size_t dims = config_.leaf_noise_weights.empty() ? 1 : 2;
   filter_ratios_.resize(n_ * dims);
   for (std::size_t i = 0; i < n_; ++i) {
-    const Pair& s = rows_->stats()[i];
+    const Pair s = classes_ ? classes_->Norms(i) : stats()[i];  // softprob: ‖g_i‖, ‖h_i‖
     if (dims == 1) {
       filter_ratios_[i] =
           std::min(1.0, std::sqrt(s.a * s.a + s.b * s.b) / plan_->sensitivities().pair());
@@ -273,7 +272,7 @@ void Trainer::RefineCandidatesIh() {
     for (std::size_t i = 0; i < n_; ++i) {
       if (!in_sample_.empty() && !in_sample_[i]) continue;
       if (bins[i] == kMissingBin) continue;
-      hist[bins[i]] += rows_->stats()[i].b;
+      hist[bins[i]] += stats()[i].b;
     }
     plan_->ReleaseHessianHistogram(hist);
     bins_->SetCandidates(f, internal::RefineIterativeHessian(spec, bins_->candidates(f), hist,
@@ -288,7 +287,7 @@ void Trainer::SumLeaves(std::size_t leaves, std::vector<Pair>& sums) {
   pool_.ParallelFor(n_, [&](std::size_t begin, std::size_t end, int w) {
     auto& local = partial[static_cast<std::size_t>(w)];
     for (std::size_t i = begin; i < end; ++i) {
-      if (in_sample_.empty() || in_sample_[i]) local[node_of_[i]] += rows_->stats()[i];
+      if (in_sample_.empty() || in_sample_[i]) local[node_of_[i]] += stats()[i];
     }
   });
   sums.assign(leaves, Pair{});
@@ -310,7 +309,7 @@ std::vector<Pair> Trainer::Histogram(const std::vector<int>& features, std::size
     for (std::size_t i = begin; i < end; ++i) {
       if (!in_sample_.empty() && !in_sample_[i]) continue;
       const std::size_t node = node_of_[i];
-      const Pair& row = rows_->stats()[i];
+      const Pair& row = stats()[i];
       const Pair s = count_as_b ? Pair{row.a, 1.0} : row;
       for (std::size_t slot = 0; slot < k; ++slot) {
         const auto f = static_cast<std::size_t>(features[slot]);
@@ -381,8 +380,7 @@ void Trainer::RouteToLeaves(const HeapTree& tree, std::vector<Pair>& sums) {
       std::memcpy(node_of_.data() + start, leaf, count * sizeof(std::uint16_t));
       if (!fused) {
         for (std::size_t r = 0; r < count; ++r) {
-          if (in_sample_.empty() || in_sample_[start + r])
-            local[leaf[r]] += rows_->stats()[start + r];
+          if (in_sample_.empty() || in_sample_[start + r]) local[leaf[r]] += stats()[start + r];
         }
         continue;
       }
@@ -429,6 +427,7 @@ void Trainer::SetUp() {
   noisy_ = !config_.non_private && config_.privacy.has_value();
   bins_.emplace(data_, config_.split_candidates, pool_);
   QueryShape shape = QueryShape::AllNumeric(m_);
+  if (data_.schema.task == Task::kMulticlass) shape.n_classes = data_.schema.n_classes;
   shape.n_splittable_features = static_cast<int>(bins_->splittable().size());
   shape.n_refinable_features = 0;
   for (int f : bins_->splittable()) {
@@ -498,28 +497,46 @@ void Trainer::ApplyTree(int t, const HeapTree& tree) {
   }
 }
 
+void Trainer::TrainClassTrees(int t, const std::vector<int>& features, Model& model) {
+  for (class_ = 0; class_ < classes_->n_classes(); ++class_) {
+    plan_->BeginClass(class_);
+    internal::SplitStrategy::RootHessian unused;  // iterative_hessian is refused (softmax.h)
+    const HeapTree tree = TrainTree(t, features, &unused);
+    model.trees.push_back(ToModelTree(tree));  // tree j belongs to class j mod K (as XGBoost)
+    classes_->AddTree(class_, tree.leaf_value, node_of_.data());
+  }
+  class_ = 0;
+  plan_->EndTree();
+  classes_->Recompute();
+  if (options_.progress && options_.progress_stream) {
+    *options_.progress_stream << "rdpkit train: " << (t + 1) << "/" << total_trees_ << " rounds\n";
+  }
+}
+
 Model Trainer::Run() {
   // The model holds no timings: the same seed must give the same model bytes.
   config_.Validate();
   ValidateData();
   // Refuses, with the estimate, what cannot fit in memory before any of it is allocated.
   RequireTrainableInMemory(config_, data_.schema, n_);
-  label_scale_ = internal::LabelScale(binary_ ? std::nullopt : data_.schema.label);
-  labels_ = &data_.labels;
-  if (label_scale_.active()) {
-    scaled_labels_ = label_scale_.Scaled(data_.labels, &labels_clipped_);
-    labels_ = &scaled_labels_;
-  }
+  labels_.emplace(data_.labels, binary_ ? std::nullopt : data_.schema.label);
   SetUp();
   node_of_.assign(n_, 0);
-  const double base_score = noisy_ ? InitialScore() : 0.0;
-  rows_.emplace(*labels_, config_, pool_, fused_, base_score);
+  double base_score = noisy_ ? InitialScore() : 0.0;
+  if (data_.schema.task == Task::kMulticlass) {
+    base_score = internal::MulticlassBaseScore(config_.objective, data_.schema.n_classes);
+    classes_.emplace(data_, config_, pool_, base_score);
+  } else {
+    rows_.emplace(labels_->values(), config_, pool_, fused_, base_score);
+  }
 
   Model model;
   model.objective = config_.objective;
   model.base_score = base_score;
   model.feature_names = data_.feature_names;
   model.config = config_.ToJson();
+  model.n_classes = data_.schema.n_classes;
+  model.classes = data_.schema.classes;
   model.trees.reserve(static_cast<std::size_t>(config_.n_estimators));
   const bool refine_from_root = ih_ && strategy_->RefinesCandidatesFromRootHistogram();
   for (int t = 0; t < total_trees_; ++t) {
@@ -531,6 +548,10 @@ Model Trainer::Run() {
       RefineCandidatesIh();
     }
     const std::vector<int> features = TreeFeatures(t);
+    if (classes_) {
+      TrainClassTrees(t, features, model);
+      continue;
+    }
     internal::SplitStrategy::RootHessian root_hessian;
     const HeapTree tree = TrainTree(t, features, &root_hessian);
     plan_->EndTree();
@@ -546,11 +567,11 @@ Model Trainer::Run() {
     }
   }
 
-  label_scale_.ToLabelUnits(model);
+  labels_->ToLabelUnits(model);
   internal::RunFacts facts{.noisy = noisy_,
                            .exponential_selections = plan_->exponential_selections(),
-                           .labels_scaled = label_scale_.active(),
-                           .labels_clipped = labels_clipped_};
+                           .labels_scaled = labels_->scaled(),
+                           .labels_clipped = labels_->clipped()};
   if (filter_) {
     facts.filter_rounds = filter_->rounds();
     facts.records_sitting_out = filtered_out_;

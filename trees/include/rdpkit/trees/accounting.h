@@ -41,6 +41,7 @@ struct QueryShape {
   int n_splittable_features = 0;  // features with a split candidate: a tree splits on ≤ this many
   int n_refinable_features = 0;   // numeric features with candidates: iterative_hessian refines
                                   // these (categorical features keep their codes)
+  int n_classes = 0;              // multiclass objectives: K (the schema's n_classes); else 0
   // m features, each numeric with candidates.
   static QueryShape AllNumeric(int n_features);
 };
@@ -56,7 +57,10 @@ struct Sensitivities {
   double b = 1;         // bound of |b|
   double pair() const;  // √(a² + b²), sensitivity of the (a, b) query
 };
-Sensitivities StatisticSensitivities(const TrainerConfig& config);
+// Multiclass objectives (n_classes = K ≥ 2): the bounds of the L2 norms of the record's gradient
+// and Hessian vectors over the K class trees of a round (multi:softprob, whose K trees' queries
+// are released as one), or of one class tree's (multi:ovr); softmax.h, docs/trees_training.md.
+Sensitivities StatisticSensitivities(const TrainerConfig& config, int n_classes = 0);
 
 // ε of one exponential-mechanism selection for noise multiplier σ: splits and leaves get equal
 // shares of the zCDP-equivalent budget (ε²/8 per selection vs 1/(2σ²) per Gaussian query):

@@ -22,8 +22,9 @@ namespace rdpkit::trees {
 
 // The enumerated keys. Their JSON spellings (ToString) are declared once, in config_keys.h, and
 // parsed there only; code compares the enums, never the text.
-// XGBoost's names: binary:logistic, reg:squarederror.
-enum class Objective { kBinaryLogistic, kRegSquaredError };
+// XGBoost's names: binary:logistic, reg:squarederror, multi:softprob; multi:ovr is K binary
+// one-vs-rest models trained together (docs/trees_training.md "Multiclass").
+enum class Objective { kBinaryLogistic, kRegSquaredError, kMultiSoftprob, kMultiOvr };
 // Maddock §4.3; Revisiting DP-XGBoost §4.2.
 enum class SplitMethod { kTotallyRandom, kPartiallyRandom, kHistogram, kExponential };
 enum class LeafUpdate { kNewton, kGradient, kAveraging };  // Maddock §4.4

@@ -13,9 +13,9 @@
 
 namespace rdpkit::trees {
 
-enum class Task { kBinary, kRegression };
+enum class Task { kBinary, kRegression, kMulticlass };
 
-// "binary" / "regression".
+// "binary" / "regression" / "multiclass".
 std::string TaskName(Task task);
 
 struct FeatureSpec {
@@ -39,15 +39,21 @@ struct Schema {
   // Regression only: public label bounds ("label": {"min", "max"}); absent → labels used as they
   // are, gradients clipped at gradient_clip in label units.
   std::optional<LabelBounds> label;
+  // multiclass only: K = n_classes ∈ [2, kMaxClasses] (labels are the class indices 0..K−1) and
+  // optionally the K distinct class names (empty: none given).
+  static constexpr int kMaxClasses = 1000;
+  int n_classes = 0;
+  std::vector<std::string> classes;
   // true when the bounds were read off the training data (SchemaFromData): they are not public,
   // so a model trained with them is never called private. Not part of the schema JSON.
   bool bounds_from_data = false;
 
-  // DESIGN.md §4: {"task": "binary"|"regression", "features": [{"name", "min", "max",
-  // "categorical", "n_codes"}, ...], "label": {"min", "max"} (regression, optional)}. Descriptive
-  // keys (name, origin, n_missing, codes, ...) are accepted and ignored. Missing bounds, min >=
-  // max, non-finite bounds, a width max - min that overflows ("features[3].min/max"), bad n_codes,
-  // duplicate names -> InvalidArgument naming e.g. "features[3].max".
+  // DESIGN.md §4: {"task": "binary"|"regression"|"multiclass", ["n_classes": K, "classes": [..]],
+  // "features": [{"name", "min", "max", "categorical", "n_codes"}, ...], "label": {"min", "max"}
+  // (regression, optional)}. Descriptive keys (name, origin, n_missing, codes, ...) are accepted
+  // and ignored. Missing bounds, min >= max, non-finite bounds, a width max - min that overflows
+  // ("features[3].min/max"), bad n_codes, duplicate names -> InvalidArgument naming e.g.
+  // "features[3].max".
   static Schema FromJson(const nlohmann::json& json);
   // Reads and parses a schema file; errors name the field "schema".
   static Schema FromFile(const std::string& path);
@@ -83,7 +89,8 @@ struct LoadOptions {
 // column is options.label. A column neither in the schema nor the label is an error naming it.
 // Values: decimal numbers; empty, "NaN", "nan", "NA" are missing (NaN). Numeric features outside
 // [min, max] are clipped and counted in Dataset::clipped. Categorical features must be integer
-// codes in [0, n_codes) (or missing). Binary labels must be 0 or 1; labels are never missing.
+// codes in [0, n_codes) (or missing). Binary labels must be 0 or 1, multiclass labels integers in
+// [0, n_classes); labels are never missing.
 // Errors are InvalidArgument naming the file, row (1-based data row, header = row 0) and column.
 Dataset LoadCsv(const std::string& csv_path, const Schema& schema, const LoadOptions& options = {});
 // Same, from text already in memory (source names it in messages).

@@ -19,6 +19,18 @@ double Rmse(const std::vector<double>& predictions, const std::vector<double>& l
 // mean(|prediction - label|).
 double Mae(const std::vector<double>& predictions, const std::vector<double>& labels);
 
+// Multiclass (K classes, probabilities row-major n × K, labels class indices 0..K−1):
+// fraction of rows whose most probable class (the lowest index on a tie) is the label.
+double MulticlassAccuracy(const std::vector<double>& probabilities, int n_classes,
+                          const std::vector<double>& labels);
+// Mean over the classes present with both outcomes of Auc(p_k, [y = k]) (macro one-vs-rest AUC,
+// Hand & Till's "one-vs-rest" average as scikit-learn's roc_auc_score(multi_class="ovr")).
+double MacroAuc(const std::vector<double>& probabilities, int n_classes,
+                const std::vector<double>& labels);
+// Mean of −log p_y, p_y clipped to [1e-15, 1] (multi-class cross-entropy).
+double MulticlassLogLoss(const std::vector<double>& probabilities, int n_classes,
+                         const std::vector<double>& labels);
+
 }  // namespace rdpkit::trees
 
 #endif  // RDPKIT_TREES_METRICS_H_

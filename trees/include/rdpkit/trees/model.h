@@ -48,9 +48,12 @@ struct Tree {
 
 struct Model {
   Objective objective = Objective::kBinaryLogistic;
-  double base_score = 0;  // margin added before the trees
+  double base_score = 0;  // margin added before the trees (every class's, multiclass)
   std::vector<std::string> feature_names;
-  std::vector<Tree> trees;
+  std::vector<Tree> trees;  // multiclass: tree j adds to the margin of class j mod n_classes
+  // Multiclass objectives: K ≥ 2 and the class names (empty: none); 0 and empty otherwise.
+  int n_classes = 0;
+  std::vector<std::string> classes;
   nlohmann::json config = nlohmann::json::object();   // the trainer configuration used
   nlohmann::json privacy = nlohmann::json::object();  // {"epsilon", "delta", "event"} (DESIGN §6);
                                                       // non-private runs: {"private": false, ...}
@@ -68,10 +71,17 @@ struct Model {
   // Probability of class 1 for binary:logistic (sigmoid of the margin); the margin otherwise.
   double PredictRow(const double* row) const;
   // One prediction per row of data. data.feature_names must equal feature_names (same order).
+  // Multiclass: the most probable class index (the lowest on a tie).
   std::vector<double> Predict(const Dataset& data) const;
+  // Multiclass: the K margins of a row (base_score plus the trees of each class).
+  std::vector<double> PredictMargins(const double* row) const;
+  // Multiclass: K class probabilities per row, row-major (n_rows × K): softmax of the margins
+  // (multi:softprob) or σ of each normalised to sum 1 (multi:ovr).
+  std::vector<double> PredictProbabilities(const Dataset& data) const;
 
   // {"format": "rdpkit-model", "version": 1, "objective", "base_score", "feature_names",
-  //  "trees": [{"nodes": [[feature, threshold, default_left, left, right, value], ...]}], ...}.
+  //  "trees": [{"nodes": [[feature, threshold, default_left, left, right, value], ...]}], ...};
+  // multiclass adds "n_classes" and (when named) "classes".
   // Deterministic: the same model always gives the same bytes (keys sorted, doubles round-trip).
   // with_trees = false leaves "trees" empty (ToText adds them one at a time).
   nlohmann::json ToJson(bool with_trees = true) const;

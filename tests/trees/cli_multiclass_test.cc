@@ -1,0 +1,109 @@
+// `rdpkit train`, `predict` and `evaluate` on a multiclass schema (tools/trees_commands.h): one
+// probability column per class headed by the class names (or p0..p{K-1}), --labels for the
+// argmax, and the multiclass metrics equal to the library's.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <string>
+
+#include "rdpkit/accountant/errors.h"
+#include "rdpkit/trees/metrics.h"
+#include "rdpkit/trees/model.h"
+#include "trees_commands.h"
+#include "trees_test_util.h"
+
+namespace rdpkit::tools {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+using ::testing::ThrowsMessage;
+using trees::testing::ScratchDir;
+
+// 300 rows, x = i/300, label = ⌊3x⌋ (three bands).
+std::string BandsCsv() {
+  std::ostringstream csv;
+  csv << "x,label\n";
+  for (int i = 0; i < 300; ++i) csv << i / 300.0 << "," << (3 * i) / 300 << "\n";
+  return csv.str();
+}
+
+struct Bands {
+  ScratchDir dir;
+  std::string data = dir.Write("train.csv", BandsCsv());
+  std::string model = dir.File("model.json");
+
+  void Train(const std::string& schema_json) {
+    TrainArgs args;
+    args.data = data;
+    args.schema = dir.Write("schema.json", schema_json);
+    args.config =
+        R"({"n_estimators": 10, "max_depth": 3, "privacy": {"epsilon": 4, "delta": 1e-5},
+            "seed": 5})";
+    args.out = model;
+    args.quiet = true;
+    std::ostringstream out;
+    ASSERT_EQ(RunTrain(args, out), 0);
+  }
+};
+
+constexpr const char* kNamed = R"({"task": "multiclass", "n_classes": 3,
+  "classes": ["low", "mid, or so", "high"], "features": [{"name": "x", "min": 0, "max": 1}]})";
+constexpr const char* kUnnamed = R"({"task": "multiclass", "n_classes": 3,
+  "features": [{"name": "x", "min": 0, "max": 1}]})";
+
+TEST(MulticlassCommands, PredictWritesOneColumnPerClassAndLabelsTheArgmax) {
+  Bands bands;
+  bands.Train(kNamed);
+  const trees::Model model = trees::Model::Load(bands.model);
+  EXPECT_EQ(model.objective, trees::Objective::kMultiSoftprob);  // the schema's default
+  EXPECT_EQ(model.n_classes, 3);
+  std::ostringstream out;
+  EXPECT_EQ(RunPredict({.model = bands.model, .data = bands.data, .labels = true}, out), 0);
+  std::istringstream lines(out.str());
+  std::string header, row;
+  std::getline(lines, header);
+  EXPECT_EQ(header, "low,\"mid, or so\",high,label");
+  const trees::Dataset data = trees::LoadCsv(bands.data, model.schema);
+  const std::vector<double> p = model.PredictProbabilities(data);
+  const std::vector<double> labels = model.Predict(data);
+  for (std::size_t r = 0; std::getline(lines, row); ++r) {
+    ASSERT_LT(r, data.n_rows());
+    double a, b, c;
+    int label;
+    char comma;
+    std::istringstream fields(row);
+    fields >> a >> comma >> b >> comma >> c >> comma >> label;
+    EXPECT_EQ(a, p[3 * r]);  // shortest round-trip text
+    EXPECT_EQ(c, p[3 * r + 2]);
+    EXPECT_EQ(label, labels[r]);
+  }
+  bands.Train(kUnnamed);
+  std::ostringstream plain;
+  EXPECT_EQ(RunPredict({.model = bands.model, .data = bands.data}, plain), 0);
+  EXPECT_THAT(plain.str(), StartsWith("p0,p1,p2\n"));
+}
+
+TEST(MulticlassCommands, EvaluateReportsTheLibraryMetrics) {
+  Bands bands;
+  bands.Train(kUnnamed);
+  std::ostringstream out;
+  EXPECT_EQ(RunEvaluate({.model = bands.model, .data = bands.data}, out), 0);
+  const nlohmann::json metrics = nlohmann::json::parse(out.str());
+  ASSERT_EQ(metrics.size(), 3u) << metrics.dump();
+  const trees::Model model = trees::Model::Load(bands.model);
+  const trees::Dataset data = trees::LoadCsv(bands.data, model.schema);
+  const std::vector<double> p = model.PredictProbabilities(data);
+  EXPECT_EQ(metrics["accuracy"], trees::MulticlassAccuracy(p, 3, data.labels));
+  EXPECT_EQ(metrics["macro_auc"], trees::MacroAuc(p, 3, data.labels));
+  EXPECT_EQ(metrics["log_loss"], trees::MulticlassLogLoss(p, 3, data.labels));
+  EXPECT_GT(metrics["accuracy"].get<double>(), 0.6);  // chance: 1/3
+  // A label outside 0..K−1 in the evaluation data names its row and value.
+  const std::string bad = bands.dir.Write("bad.csv", "x,label\n0.5,1\n0.7,3\n");
+  EXPECT_THAT([&] { RunEvaluate({.model = bands.model, .data = bad}, out); },
+              ThrowsMessage<InvalidArgument>(HasSubstr("row 2")));
+}
+
+}  // namespace
+}  // namespace rdpkit::tools
