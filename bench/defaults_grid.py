@@ -13,7 +13,8 @@ measured as a user would get it. Every config is a change of rdpkit's defaults (
 η 0.3, λ 1, all features, 32 uniform candidates, no subsampling, spherical noise). One run at a
 time; records are appended to --out, so an interrupted run resumes. --summarize prints, per data
 set and ε, each config's score relative to the defaults and the best config, and over all cells
-the mean regret (gap to the cell's best) of each config.
+the mean regret (gap to the cell's best) of each config, then per (task, n bucket, ε) the configs
+with the smallest mean regret over the group's data sets.
 """
 import argparse
 import json
@@ -93,9 +94,48 @@ def summarize(path):
         print(f"| {c} | {wins[c]} | {mb} | {xb} | {mr} |")
 
 
+def bucket(n_train):
+    return "n < 1000" if n_train < 1000 else ("1000 ≤ n < 10000" if n_train < 10000 else
+                                                "n ≥ 10000")
+
+
+def summarize_groups(path):
+    """Per (task, n bucket, ε): mean regret of each config over the group's data sets."""
+    cells = defaultdict(list)
+    size = {}
+    for line in open(path):
+        r = json.loads(line)
+        cells[(r["dataset"], r["epsilon"], r["config"])].append(r.get("auc", r.get("rmse")))
+        size[r["dataset"]] = r["n_train"]
+    groups = defaultdict(lambda: defaultdict(list))
+    members = defaultdict(set)
+    for name in size:
+        binary = name in BINARY
+        for eps in sorted({k[1] for k in cells if k[0] == name}):
+            means = {c: statistics.mean(cells[(name, eps, c)]) for c in CONFIGS
+                     if (name, eps, c) in cells}
+            if len(means) < len(CONFIGS):
+                continue  # only cells where every config ran
+            best = max(means.values()) if binary else min(means.values())
+            key = ("binary" if binary else "regression", bucket(size[name]), eps)
+            members[key].add(name)
+            for c, v in means.items():
+                groups[key][c].append(best - v if binary else 100 * (v / best - 1))
+    print("| task | n | ε | data sets | best 3 configs (mean regret) | default's regret |")
+    print("| --- | --- | --- | --- | --- | ---: |")
+    for key in sorted(groups, key=lambda k: (k[0], k[1], k[2])):
+        reg = {c: statistics.mean(v) for c, v in groups[key].items()}
+        top = sorted(reg, key=reg.get)[:3]
+        fmt = (lambda v: f"{v:.3f}") if key[0] == "binary" else (lambda v: f"{v:.0f} %")
+        print(f"| {key[0]} | {key[1]} | {key[2]:g} | {', '.join(sorted(members[key]))} | "
+              + "; ".join(f"{c} ({fmt(reg[c])})" for c in top) + f" | {fmt(reg['default'])} |")
+
+
 def main():
     if len(sys.argv) == 3 and sys.argv[1] == "--summarize":
         summarize(sys.argv[2])
+        print()
+        summarize_groups(sys.argv[2])
         return 0
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("rdpkit")
