@@ -295,7 +295,7 @@ def cell(values, auc):
         return "–"
     mean = sum(values) / len(values)
     fmt = (lambda v: f"{v:.3f}") if auc else (lambda v: f"{v:.4g}")
-    fsd = (lambda v: f"{v:.3f}") if auc else (lambda v: f"{v:.2g}")
+    fsd = (lambda v: f"{v:.3f}") if auc else (lambda v: f"{float(f'{v:.2g}'):g}")
     if len(values) == 1:
         return f"{fmt(mean)} (1)"
     sd = (sum((v - mean) ** 2 for v in values) / (len(values) - 1)) ** 0.5
