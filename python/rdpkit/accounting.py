@@ -112,12 +112,12 @@ def _kind(name, fields, doc):
             params[key] = value
         Event.__init__(self, {name: {k: v for k, v in params.items() if v is not None}})
 
-    def getter(field):
-        return property(lambda self: self._json[name].get(field))
+    def getter(key):
+        return property(lambda self: self._json[name].get(key))
 
     namespace = {"__init__": __init__, "__doc__": doc, "kind": name}
-    for field in fields:
-        namespace[field] = getter(field)
+    for key in fields:
+        namespace[key] = getter(key)
     cls = type("".join(part.title() for part in name.split("_")) + "Event", (Event,), namespace)
     return cls
 
