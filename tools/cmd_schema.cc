@@ -36,6 +36,9 @@ int RunSchema(const SchemaArgs& args, std::ostream& out) {
   for (const auto& feature : json["features"]) {
     for (const auto& [key, value] : feature.items()) placeholders += value == "?" ? 1 : 0;
   }
+  if (json.contains("label")) {  // a regression label's public bounds
+    for (const auto& [key, value] : json["label"].items()) placeholders += value == "?" ? 1 : 0;
+  }
   WriteJson(out, {{"schema", args.out},
                   {"task", json["task"]},
                   {"features", draft.features.size()},

@@ -107,6 +107,27 @@ nlohmann::json ConfigJson(const TrainArgs& args) {
   return config;
 }
 
+// Says how regression labels entered training: scaled by the schema's public label bounds (and
+// how many lay outside, a count of the NOT private log), or, without bounds, that residuals are
+// clipped at gradient_clip in label units (docs/trees_training.md, "Regression").
+void RegressionLabelNote(const trees::Schema& schema, const trees::TrainerConfig& config,
+                         const nlohmann::json& log, std::ostream& err) {
+  if (schema.label) {
+    err << "rdpkit train: labels scaled from the schema's label bounds [" << schema.label->min
+        << ", " << schema.label->max << "] to [-1, 1] (gradient_clip " << config.gradient_clip
+        << " = " << config.gradient_clip * (schema.label->max / 2 - schema.label->min / 2)
+        << " in label units); " << log.value("labels_clipped", 0) << " labels outside were clipped"
+        << " (NOT differentially private)\n";
+  } else {
+    err << "rdpkit train: warning: the schema has no public label bounds (\"label\": {\"min\": "
+           "..., \"max\": ...}), so labels are used as they are and every residual is clipped to "
+           "+-gradient_clip = "
+        << config.gradient_clip
+        << " in label units; give the bounds (docs/trees.md) or set gradient_clip\n";
+  }
+  err << std::flush;
+}
+
 }  // namespace
 
 int RunTrain(const TrainArgs& args, std::ostream& out) {
@@ -187,6 +208,7 @@ int RunTrain(const TrainArgs& args, std::ostream& out) {
                                       : " (full log in " + args.report + ")")
               << "\n"
               << std::flush;
+    if (task == trees::Task::kRegression) RegressionLabelNote(schema, config, log, *args.err);
     if (log.value("delta_source", "") != "config" && log.contains("delta_source")) {
       *args.err << "rdpkit train: delta = " << model.privacy.value("delta", 0.0) << " ("
                 << log["delta_source"].get<std::string>()

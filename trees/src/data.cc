@@ -17,6 +17,7 @@
 #include <unordered_map>
 
 #include "column_checks.h"
+#include "label_bounds.h"
 #include "rdpkit/accountant/errors.h"
 #include "rdpkit/accountant/json_input.h"
 
@@ -354,6 +355,7 @@ Schema Schema::FromJson(const nlohmann::json& json) {
     }
     schema.features.push_back(std::move(spec));
   }
+  schema.label = internal::ParseLabelBounds(json, schema.task);
   return schema;
 }
 
@@ -375,7 +377,9 @@ nlohmann::json Schema::ToJson() const {
     }
     list.push_back(std::move(entry));
   }
-  return {{"task", TaskName(task)}, {"features", std::move(list)}};
+  nlohmann::json out = {{"task", TaskName(task)}, {"features", std::move(list)}};
+  if (label) out["label"] = {{"min", label->min}, {"max", label->max}};
+  return out;
 }
 
 int Schema::FeatureIndex(const std::string& name) const {

@@ -15,11 +15,11 @@ constexpr std::size_t kMaxBlock = 256;
 
 }  // namespace
 
-RowStatistics::RowStatistics(const Dataset& data, const TrainerConfig& config, WorkerPool& pool,
-                             bool fused, double base_score)
-    : data_(data),
+RowStatistics::RowStatistics(const std::vector<double>& labels, const TrainerConfig& config,
+                             WorkerPool& pool, bool fused, double base_score)
+    : labels_(labels),
       pool_(pool),
-      n_(data.n_rows()),
+      n_(labels.size()),
       binary_(TaskOfObjective(config.objective) == Task::kBinary),
       leaf_update_(config.leaf_update),
       gradient_clip_(config.gradient_clip),
@@ -30,7 +30,7 @@ RowStatistics::RowStatistics(const Dataset& data, const TrainerConfig& config, W
   if (config.batch_size > 1) batch_update_.assign(n_, 0.0);
   if (binary_) {
     labels01_.resize(n_);  // binary labels are exactly 0 or 1 (checked by the loader)
-    for (std::size_t i = 0; i < n_; ++i) labels01_[i] = data_.labels[i] != 0 ? 1 : 0;
+    for (std::size_t i = 0; i < n_; ++i) labels01_[i] = labels_[i] != 0 ? 1 : 0;
   }
   Update({}, nullptr, nullptr);
 }
@@ -70,7 +70,7 @@ void RowStatistics::Update(const std::vector<double>& add, const double* leaf_va
       if (apply) margin_[i] += add[i];
       if (leaf_values) margin_[i] += leaf_values[node_of[i]];
     }
-    GeneralStatistics(margin_.data() + begin, data_.labels.data() + begin, end - begin, rule,
+    GeneralStatistics(margin_.data() + begin, labels_.data() + begin, end - begin, rule,
                       stats_.data() + begin);
   });
 }

@@ -20,8 +20,9 @@ class RowStatistics {
  public:
   // The statistics of config's objective and leaf update, clipped to gradient_clip and
   // hessian_clip (S-BDT §4.2); margins start at base_score.
-  RowStatistics(const Dataset& data, const TrainerConfig& config, WorkerPool& pool, bool fused,
-                double base_score);
+  // labels: the training labels (0/1, or regression labels in the trainer's units), one per row.
+  RowStatistics(const std::vector<double>& labels, const TrainerConfig& config, WorkerPool& pool,
+                bool fused, double base_score);
 
   const std::vector<Pair>& stats() const noexcept { return stats_; }
   bool fused() const noexcept { return fused_; }
@@ -52,7 +53,7 @@ class RowStatistics {
   void EndPass() { have_pending_ = false; }
 
  private:
-  const Dataset& data_;
+  const std::vector<double>& labels_;
   WorkerPool& pool_;
   std::size_t n_;
   bool binary_;

@@ -1,5 +1,6 @@
 // Drafting a schema from a CSV (rdpkit schema): names and kinds from the data, bounds left for the
 // user to fill in with public values, or taken from the data behind a loud marker.
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -55,6 +56,11 @@ Schema DraftSchema(const std::string& csv_path, const std::string& label,
     spec.min = 0;
     spec.max = largest;
   }
+  if (schema.task == Task::kRegression && !data.labels.empty()) {
+    const auto [lo, hi] = std::minmax_element(data.labels.begin(), data.labels.end());
+    // A constant label gets a unit-wide range, as a constant feature does.
+    schema.label = LabelBounds{.min = *lo, .max = *hi > *lo ? *hi : *lo + 1};
+  }
   return schema;
 }
 
@@ -74,6 +80,11 @@ nlohmann::json SchemaDraftJson(const Schema& draft, bool with_data_bounds) {
     features.push_back(std::move(entry));
   }
   nlohmann::json out = {{"task", TaskName(draft.task)}, {"features", std::move(features)}};
+  if (draft.task == Task::kRegression) {
+    out["label"] = with_data_bounds && draft.label
+                       ? nlohmann::json{{"min", draft.label->min}, {"max", draft.label->max}}
+                       : nlohmann::json{{"min", "?"}, {"max", "?"}};
+  }
   if (with_data_bounds) {
     out["bounds_from_data"] = kBoundsWarning;
   } else {

@@ -17,6 +17,7 @@
 #include "binned_matrix.h"
 #include "candidates.h"
 #include "heap_tree.h"
+#include "label_bounds.h"
 #include "leaf_value.h"
 #include "parallel.h"
 #include "query_plan.h"
@@ -110,6 +111,12 @@ class Trainer final : public internal::GrowContext {
   std::unique_ptr<internal::SplitStrategy> strategy_;
   internal::LeafParams leaf_params_;
 
+  // The training labels: data_.labels, or (regression with label bounds) scaled_labels_, the
+  // labels mapped to [−1, 1] (label_bounds.h); the model is mapped back to label units at the end.
+  internal::LabelScale label_scale_{std::nullopt};
+  std::vector<double> scaled_labels_;
+  const std::vector<double>* labels_ = nullptr;
+  std::size_t labels_clipped_ = 0;
   std::optional<internal::RowStatistics> rows_;
   std::vector<std::uint8_t> in_sample_;  // empty: every row
   // Node index within the current level (a leaf index after routing); < 2^16 as max_depth ≤ 16.
@@ -179,7 +186,7 @@ double Trainer::InitialScore() {
   // two Laplace releases, each with half of the initial-score budget).
   const double clip = config_.initial_score->label_clip;
   double sum = 0;
-  for (double y : data_.labels) sum += binary_ ? Clamp(y, 0, clip) : Clamp(y, -clip, clip);
+  for (double y : *labels_) sum += binary_ ? Clamp(y, 0, clip) : Clamp(y, -clip, clip);
   const auto [noisy_count, noisy_sum] = plan_->ReleaseInitialScore(static_cast<double>(n_), sum);
   const double label_bound = binary_ ? std::min(clip, 1.0) : clip;
   const double mean = noisy_sum / std::max(noisy_count, 1.0);
@@ -497,10 +504,16 @@ Model Trainer::Run() {
   ValidateData();
   // Refuses, with the estimate, what cannot fit in memory before any of it is allocated.
   RequireTrainableInMemory(config_, data_.schema, n_);
+  label_scale_ = internal::LabelScale(binary_ ? std::nullopt : data_.schema.label);
+  labels_ = &data_.labels;
+  if (label_scale_.active()) {
+    scaled_labels_ = label_scale_.Scaled(data_.labels, &labels_clipped_);
+    labels_ = &scaled_labels_;
+  }
   SetUp();
   node_of_.assign(n_, 0);
   const double base_score = noisy_ ? InitialScore() : 0.0;
-  rows_.emplace(data_, config_, pool_, fused_, base_score);
+  rows_.emplace(*labels_, config_, pool_, fused_, base_score);
 
   Model model;
   model.objective = config_.objective;
@@ -533,8 +546,11 @@ Model Trainer::Run() {
     }
   }
 
+  label_scale_.ToLabelUnits(model);
   internal::RunFacts facts{.noisy = noisy_,
-                           .exponential_selections = plan_->exponential_selections()};
+                           .exponential_selections = plan_->exponential_selections(),
+                           .labels_scaled = label_scale_.active(),
+                           .labels_clipped = labels_clipped_};
   if (filter_) {
     facts.filter_rounds = filter_->rounds();
     facts.records_sitting_out = filtered_out_;

@@ -13,6 +13,7 @@ nlohmann::json TrainingLog(const Dataset& data, const TrainerConfig& config,
       {"queries", privacy.counts.ToJson()},
       {"sensitivities", {{"a", s.a}, {"b", s.b}, {"pair", s.pair()}}},
   };
+  if (facts.labels_scaled) report["labels_clipped"] = facts.labels_clipped;
   if (facts.noisy) {
     report["noise_multiplier"] = privacy.noise_multiplier;
     if (privacy.counts.exponential) {

@@ -23,6 +23,9 @@ struct RunFacts {
   std::optional<std::uint64_t> filter_rounds;
   std::uint64_t records_sitting_out = 0;
   std::uint64_t active_records = 0;
+  // Regression with label bounds: whether the labels were scaled, and how many lay outside.
+  bool labels_scaled = false;
+  std::uint64_t labels_clipped = 0;
 };
 
 // The training log (NOT differentially private): rows, clipped values, queries, sensitivities,

@@ -26,18 +26,28 @@ struct FeatureSpec {
   int n_codes = 0;  // categorical only, >= 1; codes are 0..n_codes-1
 };
 
+// Public bounds of a regression label (DESIGN.md §4): min < max, both finite. The trainer boosts on
+// labels mapped to [−1, 1] by them (docs/trees_training.md, "Regression").
+struct LabelBounds {
+  double min = 0;
+  double max = 0;
+};
+
 struct Schema {
   Task task = Task::kBinary;
   std::vector<FeatureSpec> features;
+  // Regression only: public label bounds ("label": {"min", "max"}); absent → labels used as they
+  // are, gradients clipped at gradient_clip in label units.
+  std::optional<LabelBounds> label;
   // true when the bounds were read off the training data (SchemaFromData): they are not public,
   // so a model trained with them is never called private. Not part of the schema JSON.
   bool bounds_from_data = false;
 
   // DESIGN.md §4: {"task": "binary"|"regression", "features": [{"name", "min", "max",
-  // "categorical", "n_codes"}, ...]}. Descriptive keys (name, origin, n_missing, codes, ...) are
-  // accepted and ignored. Missing bounds, min >= max, non-finite bounds, a width max - min that
-  // overflows ("features[3].min/max"), bad n_codes, duplicate names -> InvalidArgument naming e.g.
-  // "features[3].max".
+  // "categorical", "n_codes"}, ...], "label": {"min", "max"} (regression, optional)}. Descriptive
+  // keys (name, origin, n_missing, codes, ...) are accepted and ignored. Missing bounds, min >=
+  // max, non-finite bounds, a width max - min that overflows ("features[3].min/max"), bad n_codes,
+  // duplicate names -> InvalidArgument naming e.g. "features[3].max".
   static Schema FromJson(const nlohmann::json& json);
   // Reads and parses a schema file; errors name the field "schema".
   static Schema FromFile(const std::string& path);
