@@ -16,6 +16,9 @@ packages=(
   clang-format                          # format check in scripts/test.sh
   clang libclang-rt-dev                 # fuzz harnesses: clang + compiler-rt's libFuzzer, ASan,
                                         # UBSan (libclang-rt-dev pulls libclang-rt-14-dev on 12)
+  python3-dev pybind11-dev python3-pybind11   # the Python package (python/, pip install .)
+  python3-pip python3-setuptools python3-wheel python3-venv
+  python3-numpy python3-sklearn python3-pandas python3-matplotlib python3-pytest
 )
 packages+=("$@")
 

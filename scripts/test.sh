@@ -12,13 +12,16 @@
 #   6. fuzz                   clang build of fuzz/ (libFuzzer + ASan + UBSan); each harness runs
 #                             $RDPKIT_FUZZ_SECONDS (default 20) s from its committed seeds and
 #                             regressions (docs/fuzzing.md); any crash, timeout or OOM fails
+#   7. Python package         pip install . --no-build-isolation into a folder, then pytest
+#                             python/tests (README "Python"), comparing with step 2's rdpkit
 #
 #   bash scripts/test.sh
 #
 # Build folders go under $RDPKIT_BUILD_ROOT (default: <repo>/build-test, git-ignored).
 # Exit status 0 only when every step passed. The last line is "summary: N passed, M failed",
-# counting ctest cases of steps 2 and 4, one for each of steps 3 and 5 and one per fuzz harness
-# of step 6 (a step that fails before its tests run counts as one failure).
+# counting ctest cases of steps 2 and 4, one for each of steps 3 and 5, one per fuzz harness
+# of step 6 and the pytest cases of step 7 (a step that fails before its tests run counts as one
+# failure).
 set -uo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -90,7 +93,7 @@ run_ctest() {
 mkdir -p "$build_root"
 
 # ---------------------------------------------------------------- 1. dependencies
-banner "1/6 dependencies (scripts/setup.sh)"
+banner "1/7 dependencies (scripts/setup.sh)"
 t=$SECONDS
 if bash "$root/scripts/setup.sh"; then
   record "dependencies" PASS "" $((SECONDS - t))
@@ -102,7 +105,7 @@ else
 fi
 
 # ---------------------------------------------------------------- 2. Release build + ctest
-banner "2/6 Release build (-Werror, tests, bench, tools) + ctest"
+banner "2/7 Release build (-Werror, tests, bench, tools) + ctest"
 release=$build_root/release
 t=$SECONDS
 if cmake -S "$root" -B "$release" -G Ninja -DCMAKE_BUILD_TYPE=Release \
@@ -129,7 +132,7 @@ cases_passed=$((cases_passed + ctest_total - ctest_failed))
 cases_failed=$((cases_failed + ctest_failed))
 
 # ---------------------------------------------------------------- 3. clang-format
-banner "3/6 clang-format check ($(clang-format --version | head -n 1))"
+banner "3/7 clang-format check ($(clang-format --version | head -n 1))"
 t=$SECONDS
 mapfile -t sources < <(git -C "$root" -c safe.directory="$root" ls-files -- '*.h' '*.cc')
 unformatted=()
@@ -164,7 +167,7 @@ sanitize_labels='accountant|mechanisms|trees'
 #     Poisson-subsampled runs: 150 s here on a loaded machine (50 s in Release); the accountant
 #     code it runs is covered under the sanitizers by the accountant suite's calibration tests.
 sanitize_exclude='^(Train\.SameSeedGivesTheSameModelBytes|PlanPrivacy\.SubsamplingAndInitialScoreStayWithinTarget)$'
-banner "4/6 ASan + UBSan build of the accountant, mechanisms and trees tests, ctest -L '$sanitize_labels'"
+banner "4/7 ASan + UBSan build of the accountant, mechanisms and trees tests, ctest -L '$sanitize_labels'"
 sanitize=$build_root/sanitize
 t=$SECONDS
 # Each suite's executable(s): every rdpkit_add_test_suite(<name> ...) in tests/<module>/, plus the
@@ -208,7 +211,7 @@ else
 fi
 
 # ---------------------------------------------------------------- 5. install + consumer
-banner "5/6 install to a temporary prefix, build + run tests/consumer against it"
+banner "5/7 install to a temporary prefix, build + run tests/consumer against it"
 t=$SECONDS
 prefix=$(mktemp -d "${TMPDIR:-/tmp}/rdpkit-install.XXXXXX")
 trap 'rm -rf "$prefix"' EXIT
@@ -244,7 +247,7 @@ fi
 
 # ---------------------------------------------------------------- 6. fuzz
 fuzz_seconds=${RDPKIT_FUZZ_SECONDS:-20}
-banner "6/6 fuzz: clang + libFuzzer + ASan + UBSan, ${fuzz_seconds} s per harness"
+banner "6/7 fuzz: clang + libFuzzer + ASan + UBSan, ${fuzz_seconds} s per harness"
 fuzz=$build_root/fuzz
 t=$SECONDS
 # The harnesses: every fuzz/<harness>_fuzzer.cc (docs/fuzzing.md).
@@ -295,6 +298,39 @@ else
   else
     record "fuzz (libFuzzer)" FAIL "${fuzz_failed[*]} found a crash" $((SECONDS - t))
   fi
+fi
+
+# ---------------------------------------------------------------- 7. Python package
+banner "7/7 Python package: pip install . --no-build-isolation, pytest python/tests"
+t=$SECONDS
+# Debian's interpreter (its numpy, scikit-learn, pybind11), not another python3 first on PATH.
+python=/usr/bin/python3
+[[ -x $python ]] || python=$(command -v python3)
+site=$build_root/python/site
+rm -rf "$site"
+if RDPKIT_PYTHON_BUILD_DIR=$build_root/python/cmake RDPKIT_BUILD_JOBS=$jobs \
+  RDPKIT_CMAKE_ARGS="-DRDPKIT_WERROR=ON" "$python" -m pip install "$root" --no-build-isolation \
+  --no-deps --no-index --target "$site" --quiet; then
+  (cd "$build_root" && RDPKIT_CLI=$release/tools/rdpkit PYTHONPATH=$site MPLBACKEND=Agg \
+    "$python" -m pytest -q -p no:cacheprovider "$root/python/tests") 2>&1 |
+    tee "$build_root/pytest.log"
+  pytest_status=${PIPESTATUS[0]}
+  last=$(tail -n 1 "$build_root/pytest.log")
+  py_passed=$(sed -n 's/.* \([0-9]*\) passed.*/\1/p; s/^\([0-9]*\) passed.*/\1/p' <<<"$last" | head -n 1)
+  py_failed=$(grep -o '[0-9]* \(failed\|error\)' <<<"$last" | awk '{s += $1} END {print s + 0}')
+  py_passed=${py_passed:-0}
+  if [[ $pytest_status -eq 0 && $py_passed -gt 0 ]]; then
+    record "Python package (pytest)" PASS "$py_passed pytest cases" $((SECONDS - t))
+  else
+    record "Python package (pytest)" FAIL "$py_failed of $((py_passed + py_failed)) failed" \
+      $((SECONDS - t))
+    [[ $py_failed -eq 0 ]] && py_failed=1
+  fi
+  cases_passed=$((cases_passed + py_passed))
+  cases_failed=$((cases_failed + py_failed))
+else
+  record "Python package (pytest)" FAIL "pip install failed" $((SECONDS - t))
+  cases_failed=$((cases_failed + 1))
 fi
 
 print_summary

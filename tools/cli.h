@@ -31,6 +31,7 @@ void RegisterSchema(CLI::App& app, Action& action);
 void RegisterTrain(CLI::App& app, Action& action);
 void RegisterPredict(CLI::App& app, Action& action);
 void RegisterEvaluate(CLI::App& app, Action& action);
+void RegisterPlot(CLI::App& app, Action& action);
 
 // --event: a file path, "-" for standard input, or inline JSON (starts with '{').
 nlohmann::json ReadEventJson(const std::string& source, const std::string& field = "event");

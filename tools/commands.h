@@ -55,6 +55,20 @@ struct DpsgdArgs {
 };
 int RunDpsgd(const DpsgdArgs& args, std::ostream& out);
 
+// ε at δ against steps as an SVG file (docs/cli.md "plot"; accountant/privacy_curve.h).
+struct PlotArgs {
+  std::string event;                   // one step (with steps), or a self_composed event
+  double delta = 0;                    // (0, 1)
+  std::optional<std::uint64_t> steps;  // absent: the count of a self_composed event
+  int points = 30;                     // [2, 1000]
+  std::string out;                     // the SVG file
+  std::string title;
+  std::string orders;
+  bool fast = false;
+  std::string accountant = "best";
+};
+int RunPlot(const PlotArgs& args, std::ostream& out);
+
 }  // namespace rdpkit::tools
 
 #endif  // RDPKIT_TOOLS_COMMANDS_H_

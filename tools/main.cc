@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
   rdpkit::tools::RegisterTrain(app, action);
   rdpkit::tools::RegisterPredict(app, action);
   rdpkit::tools::RegisterEvaluate(app, action);
+  rdpkit::tools::RegisterPlot(app, action);
   std::string names;
   bool known = false;
   for (const CLI::App* sub : app.get_subcommands({})) {

@@ -16,6 +16,7 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "column_checks.h"
 #include "label_bounds.h"
 #include "rdpkit/accountant/errors.h"
 #include "rdpkit/accountant/json_input.h"
@@ -481,52 +482,15 @@ Dataset ParseCsv(std::string_view text, const Schema& schema, const LoadOptions&
     const FeatureSpec& spec = schema.features[f];
     data.feature_names.push_back(spec.name);
     std::vector<double>& column = table.columns[static_cast<std::size_t>(column_of_feature[f])];
-    if (spec.categorical) {
-      for (std::size_t row = 0; row < n_rows; ++row) {
-        const double value = column[row];
-        if (std::isnan(value)) continue;
-        if (value != std::floor(value) || value < 0 || value >= spec.n_codes) {
-          throw InvalidArgument("data", RowText(source, table, row, spec.name) + ": " +
-                                            FormatNumber(value) +
-                                            " is not a category code (integers 0.." +
-                                            std::to_string(spec.n_codes - 1) + ")");
-        }
-      }
-    } else {
-      std::size_t clipped = 0;
-      for (double& value : column) {
-        // NaN fails both comparisons and stays missing.
-        if (value < spec.min) {
-          value = spec.min;
-          ++clipped;
-        } else if (value > spec.max) {
-          value = spec.max;
-          ++clipped;
-        }
-      }
-      data.clipped[f] = clipped;
-    }
+    const auto where = [&](std::size_t row) { return RowText(source, table, row, spec.name); };
+    data.clipped[f] = internal::ClipOrCheckColumn(spec, column, where);
     data.columns[f] = std::move(column);
   }
   if (label_column >= 0 && options.read_label) {
     std::vector<double>& labels = table.columns[static_cast<std::size_t>(label_column)];
-    for (std::size_t row = 0; row < n_rows; ++row) {
-      const double value = labels[row];
-      if (std::isnan(value)) {
-        throw InvalidArgument(
-            "label", RowText(source, table, row, options.label) + ": the label is missing");
-      }
-      if (schema.task == Task::kBinary && value != 0 && value != 1) {
-        throw InvalidArgument("label", RowText(source, table, row, options.label) + ": " +
-                                           FormatNumber(value) + " is not a binary label (0 or 1)");
-      }
-      if (schema.task == Task::kMulticlass && !internal::IsClassLabel(value, schema.n_classes)) {
-        throw InvalidArgument("label", RowText(source, table, row, options.label) + ": " +
-                                           FormatNumber(value) +
-                                           " is not a class index (the integers 0.." +
-                                           std::to_string(schema.n_classes - 1) + ")");
-      }
-    }
+    internal::CheckLabels(schema, labels, [&](std::size_t row) {
+      return RowText(source, table, row, options.label);
+    });
     data.labels = std::move(labels);
   }
   return data;
@@ -565,29 +529,7 @@ Schema SchemaFromData(const std::string& csv_path, const std::string& label, Tas
     if (targets[c].kind != ColumnTarget::kFeature) continue;
     FeatureSpec spec;
     spec.name = table.header[c];
-    double lo = std::numeric_limits<double>::infinity();
-    double hi = -lo;
-    for (const double value : table.columns[c]) {
-      if (std::isnan(value)) continue;
-      lo = std::min(lo, value);
-      hi = std::max(hi, value);
-    }
-    if (!(lo <= hi)) {  // every value missing
-      lo = 0;
-      hi = 1;
-    }
-    if (lo == hi) {
-      // A constant column: widen by 1, or by 2^-20·|lo| where lo + 1 would round back to lo
-      // (|lo| ≥ 2^53), so the bounds hold enough doubles for distinct split candidates.
-      const double pad = std::max(1.0, std::fabs(lo) * 0x1p-20);
-      if (std::isfinite(lo + pad)) {
-        hi = lo + pad;
-      } else {
-        lo = hi - pad;
-      }
-    }
-    spec.min = lo;
-    spec.max = hi;
+    internal::SetBoundsFromValues(table.columns[c], spec);
     RequireFiniteWidth(spec, schema.features.size());
     schema.features.push_back(std::move(spec));
   }

@@ -43,8 +43,6 @@ using internal::Pair;
 using internal::QueryPlan;
 using mechanisms::Random;
 
-double Clamp(double x, double lo, double hi) { return std::min(std::max(x, lo), hi); }
-
 class Trainer final : public internal::GrowContext {
  public:
   Trainer(const Dataset& data, const TrainerConfig& config, const TrainOptions& options)

@@ -97,6 +97,17 @@ Dataset LoadCsv(const std::string& csv_path, const Schema& schema, const LoadOpt
 Dataset ParseCsv(std::string_view text, const Schema& schema, const LoadOptions& options = {},
                  const std::string& source = "data");
 
+// A data set from feature columns already in memory (columns[f][row] in schema order; the Python
+// package's arrays): the same clipping into the bounds, code and label checks as ParseCsv, so
+// the same values give the same Dataset. Infinite feature values are refused (the CSV reader
+// refuses them too); errors name `source`, the 0-based row and the column.
+Dataset DatasetFromColumns(const Schema& schema, std::vector<std::vector<double>> columns,
+                           std::vector<double> labels, const std::string& source = "data");
+// Bounds read off columns in memory (LEAKS PRIVACY; bounds_from_data = true), by the rule of
+// SchemaFromData; names as in a schema file (unique, non-empty).
+Schema SchemaFromColumns(const std::vector<std::string>& names,
+                         const std::vector<std::vector<double>>& columns, Task task);
+
 // --bounds-from-data (LEAKS PRIVACY; the CLI prints a warning): every non-label column becomes a
 // numeric feature whose bounds are the observed min and max (max widened when min == max).
 Schema SchemaFromData(const std::string& csv_path, const std::string& label, Task task);

@@ -1,0 +1,291 @@
+"""scikit-learn estimators over rdpkit's private boosted-tree trainer (DESIGN.md §8).
+
+``fit`` turns the array into the trainer's columns in one pass and calls the same C++ ``Train``
+as ``rdpkit train``: the same data, schema, config and seed give the same model file.
+"""
+import json
+import math
+import numbers
+import warnings
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.preprocessing import LabelEncoder
+from sklearn.utils import check_random_state
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted
+
+from . import _rdpkit
+from ._errors import InvalidArgumentError, PrivacyLeakWarning
+from .accounting import Event
+
+# The trainer's config keys (DESIGN.md §5, docs/trees_training.md), each an estimator parameter
+# under its config name; None leaves the trainer's default (and the key out of the config).
+CONFIG_KEYS = (
+    "objective", "n_estimators", "max_depth", "learning_rate", "reg_lambda", "max_leaf_value",
+    "noisy_hessian_floor", "negative_hessian_leaf", "split_method", "split_scope",
+    "leaf_update", "split_candidates", "feature_interaction", "batch_size", "subsample",
+    "gradient_clip", "hessian_clip", "leaf_noise_weights", "initial_score", "renyi_filter",
+    "non_private", "threads",
+)
+
+_BOUNDS_WARNING = (
+    "bounds were not given: the feature bounds are read off the training data. This leaks "
+    "private information (each feature's minimum and maximum are released with the model) and "
+    "no epsilon covers it, so the model is marked not private. Pass bounds=[(min, max), ...] "
+    "with public bounds for a differentially private model.")
+
+
+def _plain(value):
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return [_plain(v) for v in value]
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+class _DPGBTBase(BaseEstimator):
+    _default_objective = None  # set by the subclasses
+    _task = None
+
+    def __init__(self, epsilon=1.0, delta=None, bounds=None, random_state=None, *,
+                 objective=None, n_estimators=None, max_depth=None, learning_rate=None,
+                 reg_lambda=None, max_leaf_value=None, noisy_hessian_floor=None,
+                 negative_hessian_leaf=None, split_method=None, split_scope=None,
+                 leaf_update=None, split_candidates=None, feature_interaction=None,
+                 batch_size=None, subsample=None, gradient_clip=None, hessian_clip=None,
+                 leaf_noise_weights=None, initial_score=None, renyi_filter=None,
+                 non_private=None, threads=None, allow_large_delta=None, label_bounds=None,
+                 config=None):
+        self.epsilon = epsilon
+        self.delta = delta
+        self.bounds = bounds
+        self.random_state = random_state
+        self.objective = objective
+        self.n_estimators = n_estimators
+        self.max_depth = max_depth
+        self.learning_rate = learning_rate
+        self.reg_lambda = reg_lambda
+        self.max_leaf_value = max_leaf_value
+        self.noisy_hessian_floor = noisy_hessian_floor
+        self.negative_hessian_leaf = negative_hessian_leaf
+        self.split_method = split_method
+        self.split_scope = split_scope
+        self.leaf_update = leaf_update
+        self.split_candidates = split_candidates
+        self.feature_interaction = feature_interaction
+        self.batch_size = batch_size
+        self.subsample = subsample
+        self.gradient_clip = gradient_clip
+        self.hessian_clip = hessian_clip
+        self.leaf_noise_weights = leaf_noise_weights
+        self.initial_score = initial_score
+        self.renyi_filter = renyi_filter
+        self.non_private = non_private
+        self.threads = threads
+        self.allow_large_delta = allow_large_delta
+        self.label_bounds = label_bounds
+        self.config = config
+
+    # ------------------------------------------------------------------ configuration
+    def trainer_config(self):
+        """The trainer config JSON (a dict) that fit uses: ``config`` (further keys), the
+        config-key parameters that are set, privacy from epsilon/delta, seed from random_state.
+        ``rdpkit train --config`` with this config trains the same model."""
+        config = _plain(dict(self.config or {}))
+        for key in CONFIG_KEYS:
+            value = getattr(self, key)
+            if value is not None:
+                config[key] = _plain(value)
+        config.setdefault("objective", self._default_objective)
+        if not config.get("non_private", False):  # a non-private run takes no privacy target
+            privacy = dict(config.get("privacy", {}))
+            if self.epsilon is not None:
+                privacy["epsilon"] = float(self.epsilon)
+            if self.delta is not None:
+                privacy["delta"] = float(self.delta)
+            if self.allow_large_delta is not None:
+                privacy["allow_large_delta"] = bool(self.allow_large_delta)
+            config["privacy"] = privacy
+        seed = self._seed()
+        if seed is not None:
+            config["seed"] = seed
+        return config
+
+    def _seed(self):
+        if self.random_state is None:
+            return None  # the trainer draws secure randomness
+        if isinstance(self.random_state, numbers.Integral):
+            if self.random_state < 0:
+                raise InvalidArgumentError(
+                    f"random_state = {self.random_state} is outside [0, 2^64)", "random_state",
+                    str(self.random_state), "[0, 2^64)")
+            return int(self.random_state)
+        return int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
+
+    def schema(self, n_features, feature_names):
+        """The schema JSON (a dict) for the public bounds, or None without bounds."""
+        if self.bounds is None:
+            return None
+        bounds = self.bounds
+        is_pair = (isinstance(bounds, (tuple, list, np.ndarray)) and len(bounds) == 2
+                   and all(isinstance(b, numbers.Real) for b in bounds))
+        if is_pair:  # one (min, max) for every feature
+            bounds = [tuple(bounds)] * n_features
+        if len(bounds) != n_features:
+            raise InvalidArgumentError(
+                f"bounds has {len(bounds)} entries, X has {n_features} features", "bounds",
+                str(len(bounds)), f"one (min, max) per feature ({n_features})")
+        features = []
+        for name, entry in zip(feature_names, bounds):
+            if isinstance(entry, dict):  # e.g. {"categorical": True, "n_codes": 4}
+                feature = {"name": name, **_plain(entry)}
+            else:
+                if len(entry) != 2:
+                    raise InvalidArgumentError(f"bounds entry {entry!r} is not (min, max)",
+                                               "bounds", repr(entry), "(min, max) pairs")
+                feature = {"name": name, "min": float(entry[0]), "max": float(entry[1])}
+            features.append(feature)
+        schema = {"task": self._schema_task(), "features": features}
+        if self.label_bounds is not None:
+            schema["label"] = {"min": float(self.label_bounds[0]),
+                               "max": float(self.label_bounds[1])}
+        return schema
+
+    def _schema_task(self):
+        objective = self.objective or self._default_objective
+        if objective.startswith("multi:"):
+            return "multiclass"
+        return "binary" if objective.startswith("binary:") else "regression"
+
+    # ------------------------------------------------------------------ fitting
+    def _check_X_y(self, X, y, y_numeric):
+        # float64 arrays as given are used as they are (no copy); other inputs are converted once.
+        return self._validate_data(X, y, reset=True, dtype=np.float64,
+                                   force_all_finite="allow-nan", y_numeric=y_numeric)
+
+    def _fit(self, X, y_encoded):
+        n_features = X.shape[1]
+        names = ([str(n) for n in self.feature_names_in_] if hasattr(self, "feature_names_in_")
+                 else [f"x{i}" for i in range(n_features)])
+        schema = self.schema(n_features, names)
+        if schema is None:
+            warnings.warn(_BOUNDS_WARNING, PrivacyLeakWarning, stacklevel=3)
+        config = self.trainer_config()
+        if schema is not None and "n_classes" not in schema and schema["task"] == "multiclass":
+            schema["n_classes"] = len(self.classes_)
+        self.model_ = _rdpkit.train(X, np.ascontiguousarray(y_encoded, dtype=np.float64), names,
+                                    "" if schema is None else json.dumps(schema),
+                                    json.dumps(config))
+        self._set_fitted_attributes()
+        return self
+
+    def _set_fitted_attributes(self):
+        privacy = json.loads(self.model_.privacy_json)
+        self.private_ = privacy.get("private", True) is not False
+        if self.private_:
+            self.epsilon_ = float(privacy["epsilon"])
+            self.delta_ = float(privacy["delta"])
+            self.privacy_event_ = Event.from_json(privacy["event"])
+        else:
+            self.epsilon_ = math.inf
+            self.delta_ = None
+            self.privacy_event_ = None
+        self.privacy_ = privacy
+        self.n_features_in_ = len(self.model_.feature_names)
+        self.n_estimators_ = self.model_.n_trees
+        # Non-private local log (clipped values, ...): for the operator, never published.
+        self.training_log_ = json.loads(self.model_.training_log_json)
+
+    def _raw_predict(self, X):
+        check_is_fitted(self, "model_")
+        X = self._validate_data(X, reset=False, dtype=np.float64, force_all_finite="allow-nan")
+        return np.asarray(self.model_.predict(X))
+
+    # ------------------------------------------------------------------ model files
+    def save_model(self, path):
+        """Writes the model file (DESIGN.md §6), the format ``rdpkit train`` writes and
+        ``rdpkit predict`` reads."""
+        check_is_fitted(self, "model_")
+        self.model_.save(str(path))
+
+    def load_model(self, path):
+        """Reads a model file written by ``rdpkit train`` or :meth:`save_model`."""
+        self.model_ = _rdpkit.Model.load(str(path))
+        self._set_fitted_attributes()
+        self._after_load()
+        return self
+
+    def model_json(self):
+        """The model file's JSON (a dict)."""
+        check_is_fitted(self, "model_")
+        return json.loads(self.model_.to_json_text())
+
+    def _after_load(self):
+        pass
+
+    def _more_tags(self):
+        return {"allow_nan": True, "non_deterministic": self.random_state is None}
+
+
+class DPGBTClassifier(ClassifierMixin, _DPGBTBase):
+    """Differentially private gradient-boosted trees for binary classification.
+
+    Parameters: epsilon, delta (the run's target; delta defaults to a power of ten below 1/n),
+    bounds (public (min, max) per feature, or one pair for all; without it the bounds come from
+    the data with a PrivacyLeakWarning and the model is marked not private), random_state (the
+    config's seed) and every trainer config key under its config name (docs/trees_training.md).
+    After fit: epsilon_, delta_, privacy_event_, n_features_in_, classes_.
+    """
+
+    _default_objective = "binary:logistic"
+
+    def fit(self, X, y):
+        X, y = self._check_X_y(X, y, y_numeric=False)
+        check_classification_targets(y)
+        encoder = LabelEncoder()
+        y_encoded = encoder.fit_transform(y)
+        self.classes_ = encoder.classes_
+        objective = self.objective or self._default_objective
+        if objective.startswith("binary:") and len(self.classes_) != 2:
+            raise InvalidArgumentError(
+                f"y has {len(self.classes_)} classes; {objective} needs exactly 2", "y",
+                str(len(self.classes_)), "2 classes")
+        return self._fit(X, y_encoded)
+
+    def predict_proba(self, X):
+        """Class probabilities, columns in the order of classes_."""
+        p = self._raw_predict(X)
+        if p.ndim == 2:
+            return p
+        return np.column_stack([1.0 - p, p])
+
+    def predict(self, X):
+        proba = self.predict_proba(X)
+        return self.classes_[np.argmax(proba, axis=1)]
+
+    def _after_load(self):
+        # A binary model file does not name its classes: they are 0 and 1 as in the CSV.
+        self.classes_ = np.array([0, 1])
+
+    def _more_tags(self):
+        return {**super()._more_tags(), "binary_only": True}
+
+
+class DPGBTRegressor(RegressorMixin, _DPGBTBase):
+    """Differentially private gradient-boosted trees for regression (reg:squarederror).
+
+    Parameters as DPGBTClassifier, plus label_bounds: public (min, max) of the label, from which
+    the default label and gradient clips follow (the schema's "label" bounds).
+    """
+
+    _default_objective = "reg:squarederror"
+
+    def fit(self, X, y):
+        X, y = self._check_X_y(X, y, y_numeric=True)
+        return self._fit(X, y)
+
+    def predict(self, X):
+        return self._raw_predict(X)

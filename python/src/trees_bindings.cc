@@ -1,0 +1,154 @@
+// The trainer for Python: a numpy array becomes a trees::Dataset in one pass (columns[f][row],
+// clipped into the schema's bounds by the same checks as the CSV reader, data_columns.cc), and
+// trees::Train runs on it exactly as `rdpkit train` does on the CSV (tools/cmd_train.cc). The
+// estimators (python/rdpkit/estimators.py) build the schema and the config JSON.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <limits>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "bindings.h"
+#include "rdpkit/accountant/errors.h"
+#include "rdpkit/accountant/json_input.h"
+#include "rdpkit/trees/config.h"
+#include "rdpkit/trees/data.h"
+#include "rdpkit/trees/model.h"
+#include "rdpkit/trees/train.h"
+
+namespace py = pybind11;
+
+namespace rdpkit::python {
+namespace {
+
+using DoubleArray = py::array_t<double>;  // no forcecast: the caller converts (and says so)
+
+// X[row, f] → columns[f][row]: the one copy of the features (any strides, C or Fortran order).
+std::vector<std::vector<double>> ColumnsOf(const DoubleArray& x) {
+  if (x.ndim() != 2) {
+    throw InvalidArgument("X", std::to_string(x.ndim()) + "-dimensional", "2-dimensional arrays");
+  }
+  const auto view = x.unchecked<2>();
+  const auto n_rows = static_cast<std::size_t>(view.shape(0));
+  const auto n_features = static_cast<std::size_t>(view.shape(1));
+  std::vector<std::vector<double>> columns(n_features, std::vector<double>(n_rows));
+  py::gil_scoped_release release;
+  for (std::size_t f = 0; f < n_features; ++f) {
+    double* column = columns[f].data();
+    const auto feature = static_cast<py::ssize_t>(f);
+    for (std::size_t row = 0; row < n_rows; ++row) {
+      column[row] = view(static_cast<py::ssize_t>(row), feature);
+    }
+  }
+  return columns;
+}
+
+std::vector<double> LabelsOf(const DoubleArray& y) {
+  if (y.ndim() != 1) {
+    throw InvalidArgument("y", std::to_string(y.ndim()) + "-dimensional", "1-dimensional arrays");
+  }
+  const auto view = y.unchecked<1>();
+  std::vector<double> labels(static_cast<std::size_t>(view.shape(0)));
+  for (std::size_t i = 0; i < labels.size(); ++i) labels[i] = view(static_cast<py::ssize_t>(i));
+  return labels;
+}
+
+// Trains on X, y as `rdpkit train` does on the same values: schema_text is the schema JSON (public
+// bounds), or empty to read the bounds off the data (bounds_from_data: the model is marked not
+// private, as with --bounds-from-data); config_text is the trainer config JSON.
+trees::Model TrainArrays(const DoubleArray& x, const DoubleArray& y,
+                         const std::vector<std::string>& feature_names,
+                         const std::string& schema_text, const std::string& config_text) {
+  const trees::TrainerConfig config =
+      trees::TrainerConfig::FromJson(ParseJson(config_text, "config", "JSON text"));
+  const trees::Task task = trees::TaskOfObjective(config.objective);
+  std::vector<std::vector<double>> columns = ColumnsOf(x);
+  if (feature_names.size() != columns.size()) {
+    throw InvalidArgument("feature_names", std::to_string(feature_names.size()) + " names",
+                          "one per column of X (" + std::to_string(columns.size()) + ")");
+  }
+  trees::Schema schema =
+      schema_text.empty() ? trees::SchemaFromColumns(feature_names, columns, task)
+                          : trees::Schema::FromJson(ParseJson(schema_text, "schema", "JSON text"));
+  if (schema.task != task) {
+    throw InvalidArgument("objective", "\"" + trees::ToString(config.objective) +
+                                           "\" does not fit the schema's task \"" +
+                                           trees::TaskName(schema.task) + "\"");
+  }
+  for (std::size_t f = 0; f < schema.features.size() && f < feature_names.size(); ++f) {
+    if (schema.features[f].name != feature_names[f]) {
+      throw InvalidArgument("feature_names", "\"" + feature_names[f] + "\" at position " +
+                                                 std::to_string(f) + " is \"" +
+                                                 schema.features[f].name + "\" in the schema");
+    }
+  }
+  const trees::Dataset data =
+      trees::DatasetFromColumns(schema, std::move(columns), LabelsOf(y), "X");
+  py::gil_scoped_release release;
+  trees::Model model = trees::Train(data, config, {.progress = false, .progress_stream = nullptr});
+  model.schema = data.schema;
+  // The counts a caller may want for its own log (never in the model file): clipped values.
+  nlohmann::json clipped = nlohmann::json::object();
+  for (std::size_t f = 0; f < data.n_features(); ++f) {
+    if (data.clipped[f] > 0) clipped[data.feature_names[f]] = data.clipped[f];
+  }
+  model.training_log["clipped"] = clipped;
+  return model;
+}
+
+// Predictions for X read as `rdpkit predict` reads a CSV: through the model's schema (clipped
+// into its bounds), or as unbounded numbers when the model records none.
+std::vector<double> PredictArrays(const trees::Model& model, const DoubleArray& x) {
+  trees::Schema schema = model.schema;
+  if (schema.features.empty()) {
+    schema.task = trees::TaskOfObjective(model.objective);
+    for (const auto& name : model.feature_names) {
+      schema.features.push_back({.name = name,
+                                 .min = -std::numeric_limits<double>::infinity(),
+                                 .max = std::numeric_limits<double>::infinity()});
+    }
+  }
+  const trees::Dataset data = trees::DatasetFromColumns(schema, ColumnsOf(x), {}, "X");
+  py::gil_scoped_release release;
+  return model.Predict(data);
+}
+
+}  // namespace
+
+void BindTrees(py::module_& m) {
+  py::class_<trees::Model>(m, "Model", "A trained model (DESIGN.md §6), as `rdpkit train` writes")
+      .def_static(
+          "from_json_text",
+          [](const std::string& text) {
+            return trees::Model::FromJson(ParseJson(text, "model", "JSON text"));
+          },
+          py::arg("text"))
+      .def_static("load", &trees::Model::Load, py::arg("path"))
+      .def("save", &trees::Model::Save, py::arg("path"))
+      .def("to_json_text", &trees::Model::ToText)
+      // Pickled as the model file's text (the estimators pickle with it).
+      .def(py::pickle([](const trees::Model& model) { return model.ToText(); },
+                      [](const std::string& text) {
+                        return trees::Model::FromJson(ParseJson(text, "model", "pickle"));
+                      }))
+      .def("predict", &PredictArrays, py::arg("X"))
+      .def_property_readonly("privacy_json",
+                             [](const trees::Model& model) { return model.privacy.dump(); })
+      .def_property_readonly("training_log_json",
+                             [](const trees::Model& model) { return model.training_log.dump(); })
+      .def_property_readonly("config_json",
+                             [](const trees::Model& model) { return model.config.dump(); })
+      .def_property_readonly("objective",
+                             [](const trees::Model& model) { return ToString(model.objective); })
+      .def_readonly("feature_names", &trees::Model::feature_names)
+      .def_property_readonly("n_trees",
+                             [](const trees::Model& model) { return model.trees.size(); });
+  m.def("train", &TrainArrays, py::arg("X"), py::arg("y"), py::arg("feature_names"),
+        py::arg("schema"), py::arg("config"));
+}
+
+}  // namespace rdpkit::python

@@ -1,0 +1,150 @@
+// Column checks shared by the CSV reader and data sets built from arrays in memory (the Python
+// package): clipping into the schema's bounds, category codes, labels, bounds from the data.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "column_checks.h"
+#include "rdpkit/accountant/errors.h"
+#include "rdpkit/trees/data.h"
+#include "schema_classes.h"
+
+namespace rdpkit::trees {
+namespace internal {
+
+std::size_t ClipOrCheckColumn(const FeatureSpec& spec, std::vector<double>& column,
+                              const RowNamer& where) {
+  if (spec.categorical) {
+    for (std::size_t row = 0; row < column.size(); ++row) {
+      const double value = column[row];
+      if (std::isnan(value)) continue;
+      if (value != std::floor(value) || value < 0 || value >= spec.n_codes) {
+        throw InvalidArgument("data", where(row) + ": " + FormatNumber(value) +
+                                          " is not a category code (integers 0.." +
+                                          std::to_string(spec.n_codes - 1) + ")");
+      }
+    }
+    return 0;
+  }
+  std::size_t clipped = 0;
+  for (double& value : column) {
+    // NaN fails both comparisons and stays missing.
+    if (value < spec.min) {
+      value = spec.min;
+      ++clipped;
+    } else if (value > spec.max) {
+      value = spec.max;
+      ++clipped;
+    }
+  }
+  return clipped;
+}
+
+void CheckLabels(const Schema& schema, const std::vector<double>& labels, const RowNamer& where) {
+  for (std::size_t row = 0; row < labels.size(); ++row) {
+    const double value = labels[row];
+    if (std::isnan(value)) throw InvalidArgument("label", where(row) + ": the label is missing");
+    if (!std::isfinite(value)) {
+      throw InvalidArgument("label", where(row) + ": " + FormatNumber(value) + " is not finite");
+    }
+    if (schema.task == Task::kBinary && value != 0 && value != 1) {
+      throw InvalidArgument(
+          "label", where(row) + ": " + FormatNumber(value) + " is not a binary label (0 or 1)");
+    }
+    if (schema.task == Task::kMulticlass && !IsClassLabel(value, schema.n_classes)) {
+      throw InvalidArgument("label", where(row) + ": " + FormatNumber(value) +
+                                         " is not a class index (the integers 0.." +
+                                         std::to_string(schema.n_classes - 1) + ")");
+    }
+  }
+}
+
+void SetBoundsFromValues(const std::vector<double>& values, FeatureSpec& spec) {
+  double lo = std::numeric_limits<double>::infinity();
+  double hi = -lo;
+  for (const double value : values) {
+    if (std::isnan(value)) continue;
+    lo = std::min(lo, value);
+    hi = std::max(hi, value);
+  }
+  if (!(lo <= hi)) {  // every value missing
+    lo = 0;
+    hi = 1;
+  }
+  if (lo == hi) {
+    // A constant column: widen by 1, or by 2^-20·|lo| where lo + 1 would round back to lo
+    // (|lo| ≥ 2^53), so the bounds hold enough doubles for distinct split candidates.
+    const double pad = std::max(1.0, std::fabs(lo) * 0x1p-20);
+    if (std::isfinite(lo + pad)) {
+      hi = lo + pad;
+    } else {
+      lo = hi - pad;
+    }
+  }
+  spec.min = lo;
+  spec.max = hi;
+}
+
+}  // namespace internal
+
+Dataset DatasetFromColumns(const Schema& schema, std::vector<std::vector<double>> columns,
+                           std::vector<double> labels, const std::string& source) {
+  if (schema.features.empty()) throw InvalidArgument("schema", "has no features");
+  if (columns.size() != schema.features.size()) {
+    throw InvalidArgument("data", source + " has " + std::to_string(columns.size()) +
+                                      " feature columns, the schema has " +
+                                      std::to_string(schema.features.size()));
+  }
+  const std::size_t n_rows = columns[0].size();
+  if (n_rows == 0) throw InvalidArgument("data", source + " has no rows");
+  for (const auto& column : columns) {
+    RDPKIT_CHECK(column.size() == n_rows);
+  }
+  if (!labels.empty() && labels.size() != n_rows) {
+    throw InvalidArgument("label", source + " has " + std::to_string(n_rows) + " rows but " +
+                                       std::to_string(labels.size()) + " labels");
+  }
+  Dataset data;
+  data.schema = schema;
+  data.clipped.assign(schema.features.size(), 0);
+  for (std::size_t f = 0; f < schema.features.size(); ++f) {
+    const FeatureSpec& spec = schema.features[f];
+    data.feature_names.push_back(spec.name);
+    for (const double value : columns[f]) {
+      if (std::isinf(value)) {
+        throw InvalidArgument("data", source + ", column \"" + spec.name +
+                                          "\": " + FormatNumber(value) +
+                                          " is not a number (missing values are NaN)");
+      }
+    }
+    data.clipped[f] = internal::ClipOrCheckColumn(spec, columns[f], [&](std::size_t row) {
+      return source + " row " + std::to_string(row) + ", column \"" + spec.name + "\"";
+    });
+  }
+  data.columns = std::move(columns);
+  internal::CheckLabels(schema, labels,
+                        [&](std::size_t row) { return source + " row " + std::to_string(row); });
+  data.labels = std::move(labels);
+  return data;
+}
+
+Schema SchemaFromColumns(const std::vector<std::string>& names,
+                         const std::vector<std::vector<double>>& columns, Task task) {
+  RDPKIT_CHECK(names.size() == columns.size());
+  if (names.empty()) throw InvalidArgument("data", "has no feature columns");
+  Schema schema;
+  schema.task = task;
+  schema.bounds_from_data = true;
+  for (std::size_t f = 0; f < names.size(); ++f) {
+    FeatureSpec spec;
+    spec.name = names[f];
+    internal::SetBoundsFromValues(columns[f], spec);
+    schema.features.push_back(std::move(spec));
+  }
+  // The names, widths and duplicates are checked as for a schema file.
+  Schema checked = Schema::FromJson(schema.ToJson());
+  checked.bounds_from_data = true;
+  return checked;
+}
+
+}  // namespace rdpkit::trees
