@@ -17,7 +17,9 @@ step = rdpkit.PoissonSampledEvent(sampling_probability=256 / 60000,
                                   event=rdpkit.GaussianEvent(noise_multiplier=1.1))
 run = rdpkit.SelfComposedEvent(step, count=math.ceil(15 * 60000 / 256))
 result = rdpkit.epsilon(run, delta=1e-5)
-print(f"epsilon = {result.epsilon:.4f} (accountant {result.accountant}, order {result.order:.2f})")
+print(f"epsilon = {result.epsilon:.4f} (accountant {result.accountant})")
+rdp = rdpkit.epsilon(run, delta=1e-5, accountant="rdp")  # what Opacus' RDP accountant answers
+print(f"RDP alone: epsilon = {rdp.epsilon:.4f} at order {rdp.order:.2f}")
 
 # %% [markdown]
 # And the noise for ε = 1: the same run with the noise multiplier left as "?".

@@ -48,15 +48,12 @@ py::dict AccountingFields(Accountant accountant, double order, accountant::Conve
                           double mu) {
   py::dict fields;
   fields["accountant"] = accountant::AccountantName(accountant);
-  if (accountant == Accountant::kGaussian) {
-    fields["mu"] = mu;
-    fields["order"] = py::none();
-    fields["conversion"] = py::none();
-  } else {
-    fields["mu"] = py::none();
-    fields["order"] = order;
-    fields["conversion"] = accountant::ConversionName(conversion);
-  }
+  // As the command line prints them: order and conversion for rdp, mu for gaussian, neither for
+  // pld.
+  const bool rdp = accountant == Accountant::kRdp;
+  fields["mu"] = accountant == Accountant::kGaussian ? py::cast(mu) : py::none();
+  fields["order"] = rdp ? py::cast(order) : py::none();
+  fields["conversion"] = rdp ? py::cast(accountant::ConversionName(conversion)) : py::none();
   return fields;
 }
 
