@@ -36,7 +36,8 @@ enum class Accountant {
   kPld,       // "pld": privacy loss distribution, (subsampled) Gaussian-type compositions
 };
 std::string AccountantName(Accountant accountant);
-// "best", "rdp", "gaussian" or "pld"; anything else → InvalidArgument naming the field "accountant".
+// "best", "rdp", "gaussian" or "pld"; anything else → InvalidArgument naming the field
+// "accountant".
 Accountant AccountantFromName(const std::string& name);
 
 struct ConversionOptions {
