@@ -48,6 +48,10 @@ def _plain(value):
 
 class _DPGBTBase(BaseEstimator):
     _default_objective = None  # set by the subclasses
+
+    def _auto_objective(self):
+        """The objective when none is given: the subclass's default."""
+        return self._default_objective
     _task = None
 
     def __init__(self, epsilon=1.0, delta=None, bounds=None, random_state=None, *,
@@ -99,7 +103,7 @@ class _DPGBTBase(BaseEstimator):
             value = getattr(self, key)
             if value is not None:
                 config[key] = _plain(value)
-        config.setdefault("objective", self._default_objective)
+        config.setdefault("objective", self._auto_objective())
         if not config.get("non_private", False):  # a non-private run takes no privacy target
             privacy = dict(config.get("privacy", {}))
             if self.epsilon is not None:
@@ -155,7 +159,7 @@ class _DPGBTBase(BaseEstimator):
         return schema
 
     def _schema_task(self):
-        objective = self.objective or self._default_objective
+        objective = self.objective or self._auto_objective()
         if objective.startswith("multi:"):
             return "multiclass"
         return "binary" if objective.startswith("binary:") else "regression"
@@ -231,7 +235,9 @@ class _DPGBTBase(BaseEstimator):
 
 
 class DPGBTClassifier(ClassifierMixin, _DPGBTBase):
-    """Differentially private gradient-boosted trees for binary classification.
+    """Differentially private gradient-boosted trees for classification: binary
+    (binary:logistic), or native multiclass when y has more than two classes (multi:softprob, K
+    class trees per round; objective="multi:ovr" for one-vs-rest).
 
     Parameters: epsilon, delta (the run's target; delta defaults to a power of ten below 1/n),
     bounds (public (min, max) per feature, or one pair for all; without it the bounds come from
@@ -242,17 +248,27 @@ class DPGBTClassifier(ClassifierMixin, _DPGBTBase):
 
     _default_objective = "binary:logistic"
 
+    def _auto_objective(self):
+        # More than two classes in y: native multiclass (multi:softprob, docs/trees_training.md).
+        if len(getattr(self, "classes_", ())) > 2:
+            return "multi:softprob"
+        return self._default_objective
+
     def fit(self, X, y):
         X, y = self._check_X_y(X, y, y_numeric=False)
         check_classification_targets(y)
         encoder = LabelEncoder()
         y_encoded = encoder.fit_transform(y)
         self.classes_ = encoder.classes_
-        objective = self.objective or self._default_objective
+        objective = self.objective or self._auto_objective()
         if objective.startswith("binary:") and len(self.classes_) != 2:
             raise InvalidArgumentError(
                 f"y has {len(self.classes_)} classes; {objective} needs exactly 2", "y",
                 str(len(self.classes_)), "2 classes")
+        if objective.startswith("multi:") and len(self.classes_) < 2:
+            raise InvalidArgumentError(
+                f"y has {len(self.classes_)} class; {objective} needs at least 2", "y",
+                str(len(self.classes_)), "2 or more classes")
         return self._fit(X, y_encoded)
 
     def predict_proba(self, X):
@@ -267,10 +283,13 @@ class DPGBTClassifier(ClassifierMixin, _DPGBTBase):
         return self.classes_[np.argmax(proba, axis=1)]
 
     def _after_load(self):
-        # A binary model file does not name its classes: they are 0 and 1 as in the CSV.
-        self.classes_ = np.array([0, 1])
+        # A model file holds class indices (multiclass: n_classes of them; binary: 0 and 1, as in
+        # the CSV), not the names y had.
+        self.classes_ = np.arange(max(self.model_.n_classes, 2))
 
     def _more_tags(self):
+        # sklearn's multiclass checks are left out (their toy sets are tiny for DP); multiclass is
+        # tested in python/tests/test_estimators.py.
         return {**super()._more_tags(), "binary_only": True}
 
 

@@ -6,6 +6,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <limits>
 #include <optional>
 #include <string>
@@ -102,7 +103,7 @@ trees::Model TrainArrays(const DoubleArray& x, const DoubleArray& y,
 
 // Predictions for X read as `rdpkit predict` reads a CSV: through the model's schema (clipped
 // into its bounds), or as unbounded numbers when the model records none.
-std::vector<double> PredictArrays(const trees::Model& model, const DoubleArray& x) {
+py::array_t<double> PredictArrays(const trees::Model& model, const DoubleArray& x) {
   trees::Schema schema = model.schema;
   if (schema.features.empty()) {
     schema.task = trees::TaskOfObjective(model.objective);
@@ -113,8 +114,19 @@ std::vector<double> PredictArrays(const trees::Model& model, const DoubleArray& 
     }
   }
   const trees::Dataset data = trees::DatasetFromColumns(schema, ColumnsOf(x), {}, "X");
-  py::gil_scoped_release release;
-  return model.Predict(data);
+  const bool multiclass = model.n_classes >= 2;
+  std::vector<double> values;
+  {
+    py::gil_scoped_release release;
+    // Multiclass: the K class probabilities of each row (n × K, as `rdpkit predict` writes them).
+    values = multiclass ? model.PredictProbabilities(data) : model.Predict(data);
+  }
+  const auto n = static_cast<py::ssize_t>(data.n_rows());
+  py::array_t<double> out =
+      multiclass ? py::array_t<double>({n, static_cast<py::ssize_t>(model.n_classes)})
+                 : py::array_t<double>(n);
+  std::copy(values.begin(), values.end(), out.mutable_data());
+  return out;
 }
 
 }  // namespace
@@ -145,6 +157,7 @@ void BindTrees(py::module_& m) {
       .def_property_readonly("objective",
                              [](const trees::Model& model) { return ToString(model.objective); })
       .def_readonly("feature_names", &trees::Model::feature_names)
+      .def_readonly("n_classes", &trees::Model::n_classes)
       .def_property_readonly("n_trees",
                              [](const trees::Model& model) { return model.trees.size(); });
   m.def("train", &TrainArrays, py::arg("X"), py::arg("y"), py::arg("feature_names"),

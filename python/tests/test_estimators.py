@@ -92,8 +92,8 @@ def test_labels_are_any_two_classes_and_pandas_names_are_kept(binary_data):
     assert list(clf.feature_names_in_) == ["age", "income", "hours", "score"]
     assert clf.model_json()["feature_names"] == ["age", "income", "hours", "score"]
     assert set(clf.predict(frame)) <= {"no", "yes"}
-    with pytest.raises(rdpkit.InvalidArgumentError) as info:
-        rdpkit.DPGBTClassifier(bounds=BOUNDS).fit(X, np.arange(len(X)) % 3)
+    with pytest.raises(rdpkit.InvalidArgumentError) as info:  # one class: nothing to learn
+        rdpkit.DPGBTClassifier(bounds=BOUNDS).fit(X, np.zeros(len(X), dtype=int))
     assert info.value.field == "y"
 
 
@@ -171,3 +171,31 @@ def test_pipeline_and_cross_val_score(binary_data):
                          rdpkit.DPGBTClassifier(bounds=BOUNDS, random_state=0, **SETTINGS))
     scores = cross_val_score(pipe, X, y, cv=3)
     assert scores.shape == (3,) and scores.min() > 0.75
+
+
+def test_more_than_two_classes_train_natively(tmp_path):
+    # Three classes of points in the unit square; native multiclass (multi:softprob) by default.
+    rng = np.random.default_rng(5)
+    X = rng.uniform(0, 1, (3000, 3))
+    index = np.where(X[:, 0] + X[:, 1] < 0.8, 0, np.where(X[:, 0] > 0.6, 2, 1))
+    y = np.array(["low", "mid", "high"])[index]
+    clf = rdpkit.DPGBTClassifier(epsilon=4.0, bounds=[(0, 1)] * 3, random_state=3,
+                                 n_estimators=30)
+    clf.fit(X[:2000], y[:2000])
+    assert list(clf.classes_) == ["high", "low", "mid"]
+    assert clf.trainer_config()["objective"] == "multi:softprob"
+    assert clf.epsilon_ <= 4.0
+    proba = clf.predict_proba(X[2000:])
+    assert proba.shape == (1000, 3)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0, rtol=1e-12)
+    assert set(clf.predict(X[2000:])) <= set(clf.classes_)
+    assert clf.score(X[2000:], y[2000:]) > 0.6  # chance is about 0.4
+    # The model file is the CLI's: it loads back with the same probabilities.
+    path = tmp_path / "multi.json"
+    clf.save_model(str(path))
+    again = rdpkit.DPGBTClassifier().load_model(str(path))
+    assert list(again.classes_) == [0, 1, 2]
+    np.testing.assert_array_equal(again.predict_proba(X[2000:]), proba)
+    with pytest.raises(rdpkit.InvalidArgumentError):
+        rdpkit.DPGBTClassifier(epsilon=1.0, bounds=[(0, 1)] * 3,
+                               objective="binary:logistic").fit(X[:2000], y[:2000])
