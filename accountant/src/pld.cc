@@ -43,6 +43,10 @@ constexpr double kDeltaModeTail = 1e-15;
 constexpr double kTailShare = 1e-3;
 // Counts beyond this are not accounted by PLD (the window would not fit).
 constexpr double kMaxTotalCount = 1e12;
+// Distinct (shift, q) mechanisms a PLD composes, and the smallest shift (1/σ) it discretises;
+// beyond either it leaves the event to RDP (bounded time on any input).
+constexpr std::size_t kMaxDistinctFactors = 64;
+constexpr double kMinShift = 1e-4;
 // ε refinement between two grid points: bisection steps (to h/4096).
 constexpr int kRefineSteps = 12;
 
@@ -248,6 +252,20 @@ Composed Compose(const Event& event, double tail, const PldOptions& options) {
   if (factors.empty()) {
     out.empty = true;
     return out;
+  }
+  // Bounded work (every distinct factor costs a discretisation and an FFT per pass), and no
+  // factor whose shift is too small to change ε (their grids would be very fine and slow): both
+  // a NumericalError, so that best answers with RDP and `--accountant pld` says so.
+  if (factors.size() > kMaxDistinctFactors) {
+    throw NumericalError("pld: " + std::to_string(factors.size()) +
+                         " distinct mechanisms (at most " + std::to_string(kMaxDistinctFactors) +
+                         " are composed by PLD)");
+  }
+  for (const PldFactor& f : factors) {
+    if (f.shift < kMinShift) {
+      throw NumericalError("pld: a shift 1/noise_multiplier of " + FormatNumber(f.shift) +
+                           " is below " + FormatNumber(kMinShift));
+    }
   }
   double total_count = 0;
   bool symmetric = true;  // q = 1 everywhere: the two directions coincide (pld.md §1)

@@ -17,6 +17,8 @@ constexpr double kU = kUnitRoundoff;
 // Cells are at most |l|/kCellsPerOctave wide in loss, and at most kMaxCellLoss (pld.md §2).
 constexpr std::int64_t kCellsPerOctave = 64;
 constexpr double kMaxCellLoss = 0x1p-7;
+// The widest loss range a factor is discretised over: 2^21 cells of kMaxCellLoss (pld.md §2).
+constexpr double kMaxLossRange = 0x1p21 * kMaxCellLoss;
 // Relative margin added to every mass: covers the Gauss–Legendre remainder (≤ 1e-13, pld.md §3)
 // and the placement of the computed cell boundaries.
 constexpr double kMassMargin = 1e-12;
@@ -166,6 +168,16 @@ SparsePld DiscretizeFactor(const PldFactor& factor, PldDirection direction, doub
   } else {
     l_lo = LossAt(z, s, q, direction);
     l_hi = q < 1 ? -std::log1p(-q) : LossAt(-z, s, q, direction);
+  }
+  // A shift so large that the loss range overflows (σ below about 1e-150) has no grid here:
+  // NumericalError, so that best answers with RDP (+inf there).
+  // Cells are at most kMaxCellLoss wide, so a loss range wider than kMaxLossRange would need more
+  // than about 2^21 cells (and ε is then far beyond any useful value): the same error.
+  if (!std::isfinite(l_lo) || !std::isfinite(l_hi) || l_hi - l_lo > kMaxLossRange ||
+      std::fabs(l_lo / h) > 1e15 || std::fabs(l_hi / h) > 1e15) {
+    throw NumericalError("pld: the loss range [" + FormatNumber(l_lo) + ", " + FormatNumber(l_hi) +
+                         "] of shift " + FormatNumber(s) +
+                         " cannot be put on a grid (the noise multiplier is too small for PLD)");
   }
   // One extra index beyond a finite end keeps the end inside the first/last cell.
   const std::int64_t kmin = static_cast<std::int64_t>(std::floor(l_lo / h)) - 1;

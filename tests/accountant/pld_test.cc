@@ -216,5 +216,22 @@ TEST(PldTest, TooLargeFallsBackToRdpWithANote) {
   EXPECT_NE(result.note.find("pld"), std::string::npos);
 }
 
+// Found by the event fuzzer: a subnormal noise multiplier made the shift infinite and the loss
+// range NaN (undefined behaviour when put on the grid); a tiny one asked for a grid of 10^11 cells
+// (bad_alloc). Both are now a NumericalError inside the PLD, and best answers with RDP.
+TEST(PldTest, TinyNoiseMultipliersFallBackToRdp) {
+  for (const double sigma : {1e-320, 1e-200, 1e-5, 1e-3}) {
+    for (const Event& event : {Event(GaussianEvent(sigma)), SampledGaussian(0.5, sigma, 1)}) {
+      SCOPED_TRACE(std::to_string(sigma) + " " + event.ToJson().dump());
+      EXPECT_THROW((void)PldEpsilon(event, 1e-5), NumericalError);
+      const EpsilonResult pld = Epsilon(event, 1e-5, With(Accountant::kPld));
+      EXPECT_EQ(pld.accountant, Accountant::kRdp);
+      EXPECT_NE(pld.note.find("pld could not answer"), std::string::npos);
+      const EpsilonResult best = Epsilon(event, 1e-5);
+      EXPECT_GT(best.epsilon, 1000);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace rdpkit::accountant
