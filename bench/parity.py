@@ -36,6 +36,8 @@ import sys
 import tempfile
 import time
 
+from utility import auc  # bench/utility.py, beside this script
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 BINARY = ["spambase", "credit_g", "breast_cancer", "aer_creditcard", "ticdata", "satellite",
           "mplsstops", "pima_diabetes"]
@@ -81,24 +83,6 @@ def write_rows(path, header, rows, indices):
         f.write(",".join(header) + "\n")
         for i in indices:
             f.write(",".join(rows[i]) + "\n")
-
-
-def auc(scores, labels):
-    """Mann-Whitney AUC with average ranks for ties."""
-    order = sorted(range(len(scores)), key=lambda i: scores[i])
-    ranks = [0.0] * len(scores)
-    i = 0
-    while i < len(order):
-        j = i
-        while j + 1 < len(order) and scores[order[j + 1]] == scores[order[i]]:
-            j += 1
-        for k in range(i, j + 1):
-            ranks[order[k]] = (i + j) / 2 + 1
-        i = j + 1
-    pos = sum(1 for y in labels if y == 1)
-    neg = len(labels) - pos
-    rank_sum = sum(r for r, y in zip(ranks, labels) if y == 1)
-    return (rank_sum - pos * (pos + 1) / 2) / (pos * neg)
 
 
 def score(pred, labels, binary):
