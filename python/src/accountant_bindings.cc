@@ -57,6 +57,16 @@ py::dict AccountingFields(Accountant accountant, double order, accountant::Conve
   return fields;
 }
 
+// An EpsilonResult or DeltaResult as the dict `rdpkit epsilon|delta` prints.
+template <typename Result>
+py::dict ResultFields(const Result& r) {
+  py::dict out = AccountingFields(r.accountant, r.order, r.conversion, r.mu);
+  out["epsilon"] = r.epsilon;
+  out["delta"] = r.delta;
+  out["certified"] = r.certified;
+  return out;
+}
+
 py::dict EpsilonOf(const std::string& event, double delta, const std::vector<double>& orders,
                    bool certified, const std::string& accountant) {
   const Event parsed = EventOf(event);
@@ -66,11 +76,7 @@ py::dict EpsilonOf(const std::string& event, double delta, const std::vector<dou
     py::gil_scoped_release release;
     r = accountant::Epsilon(parsed, delta, options);
   }
-  py::dict out = AccountingFields(r.accountant, r.order, r.conversion, r.mu);
-  out["epsilon"] = r.epsilon;
-  out["delta"] = r.delta;
-  out["certified"] = r.certified;
-  return out;
+  return ResultFields(r);
 }
 
 py::dict DeltaOf(const std::string& event, double epsilon, const std::vector<double>& orders,
@@ -82,11 +88,7 @@ py::dict DeltaOf(const std::string& event, double epsilon, const std::vector<dou
     py::gil_scoped_release release;
     r = accountant::Delta(parsed, epsilon, options);
   }
-  py::dict out = AccountingFields(r.accountant, r.order, r.conversion, r.mu);
-  out["epsilon"] = r.epsilon;
-  out["delta"] = r.delta;
-  out["certified"] = r.certified;
-  return out;
+  return ResultFields(r);
 }
 
 // (steps, ε fields) at each point of the curve (privacy_curve.h).
