@@ -12,6 +12,7 @@ packages=(
   libboost-dev                          # Boost.Math, Boost.Multiprecision (headers)
   libgmp-dev libmpfr-dev libmpfi-dev    # certified arithmetic
   nlohmann-json3-dev libcli11-dev       # JSON, command line
+  libeigen3-dev                         # FFT of the PLD accountant (header-only, MPL-2.0)
   libgtest-dev libgmock-dev libbenchmark-dev  # tests and benchmarks
   clang-format                          # format check in scripts/test.sh
   clang libclang-rt-dev                 # fuzz harnesses: clang + compiler-rt's libFuzzer, ASan,

@@ -17,8 +17,16 @@ namespace {
 
 using nlohmann::json;
 
-// Bisection stops when the bracket is this narrow, relative (the boundary is met within 1e-6).
+// The search stops when the bracket is this narrow, relative (the boundary is met within 1e-6).
 constexpr double kRelativeTolerance = 1e-8;
+// PLD probes on the coarse grid stop at this relative width; the reported grid then searches a
+// bracket kRefineWidening (relative) around their answer, widened until it brackets.
+constexpr double kCoarseTolerance = 3e-3;
+// The reported grid's search stops at this relative width (each probe is a full PLD).
+constexpr double kRefineTolerance = 1e-5;
+constexpr double kRefineWidening = 3e-3;
+// A secant step stays at least this share of the bracket (in log value) from either end.
+constexpr double kSecantGuard = 0.005;
 // Bracket expansion: the step factor starts here and is squared after every step, so the whole
 // double range is crossed in about ten probes (1 → 1e-300 takes 7).
 constexpr double kFirstExpansionFactor = 4.0;
@@ -34,21 +42,83 @@ class UnreachableTarget : public NumericalError {
   using NumericalError::NumericalError;
 };
 
+// True when the event is made only of Gaussian-type mechanisms (gaussian, leaf_balanced_gaussian,
+// Poisson-subsampled, composed), whose PLD is below RDP but at very small δ.
+bool OnlyGaussianMechanisms(const Event& event) {
+  if (event.get_if<GaussianEvent>() || event.get_if<LeafBalancedGaussianEvent>()) return true;
+  if (const auto* sampled = event.get_if<PoissonSampledEvent>()) {
+    return OnlyGaussianMechanisms(sampled->event());
+  }
+  if (const auto* self = event.get_if<SelfComposedEvent>()) {
+    return OnlyGaussianMechanisms(self->event());
+  }
+  if (const auto* composed = event.get_if<ComposedEvent>()) {
+    for (const Event& part : composed->events()) {
+      if (!OnlyGaussianMechanisms(part)) return false;
+    }
+    return true;
+  }
+  return false;
+}
+
 class Solver {
  public:
   Solver(const CalibrationProblem& problem, double target, double delta,
          const ConversionOptions& options)
       : problem_(problem), target_(target), delta_(delta), options_(options) {}
 
-  // 1. The safe end of the domain (the value that spends least) is tested first, on the certified
-  //    path: if it misses the target no value meets it, and that is reported at once.
-  // 2. Brackets (steps growing geometrically) and bisects on the fast path, whose ε is never
-  //    below the truth (convert.cc), then certifies the safe end of the final bracket.
-  // 3. Should the certified ε miss the target there, bisects on the certified path between the
-  //    certified safe end from step 1 and that value. The returned value is always certified.
+  // 1. Brackets (steps growing geometrically) and narrows the bracket on the fast path, whose ε is
+  //    never below the truth (convert.cc). Where PLD answers the probes (kPld, or kBest on an
+  //    event PLD supports that is not a Gaussian composition), a coarse grid brackets to a
+  //    relative kCoarseTolerance and the reported grid then narrows that bracket.
+  // 2. Certifies the safe end of the final bracket (under kBest: the smaller of PLD and RDP).
+  // 3. Only when no probe was safe, or the certified ε misses the target there: tests the safe
+  //    end of the domain (the value that spends least) on the certified path. If it misses the
+  //    target no value meets it, and that is reported; otherwise bisects on the certified path
+  //    between it and the value of step 2. The returned value is always certified.
   CalibrationResult Solve() {
-    const double safe_end = SafeEnd();
+    const Accountant asked = options_.accountant;
+    const Event probe = problem_.make_event(SafeEnd());
+    const bool pld_probes =
+        asked == Accountant::kPld ||
+        (asked == Accountant::kBest && PldSupports(probe) && !GaussianCompositionMu(probe));
+    options_.certified = false;
+    bool found;
+    if (pld_probes) {
+      // PLD alone answers the probes (under kBest too: its ε is an upper bound, and RDP of
+      // subsampled events can be slow); the final value is again the best one.
+      options_.accountant = Accountant::kPld;
+      found = SolveWithProbes(kCoarseTolerance);
+      if (found && asked == Accountant::kBest && RdpMayBeTighter(probe)) {
+        // Where RDP may give the smaller ε (compositions with non-Gaussian mechanisms, very
+        // small δ), it is compared once at PLD's answer and solves instead if it is smaller.
+        const double coarse = last_safe_value_;
+        const double pld_epsilon = last_safe_.epsilon;
+        ConversionOptions rdp = options_;
+        rdp.accountant = Accountant::kRdp;
+        if (Epsilon(problem_.make_event(coarse), delta_, rdp).epsilon < pld_epsilon) {
+          options_.accountant = Accountant::kRdp;
+          have_safe_ = false;
+          found = SolveWithProbes(kRelativeTolerance);
+        }
+      }
+      if (options_.accountant == Accountant::kPld && found) {
+        // The reported grid: PLD's certified options on a bracket around the probes' answer.
+        options_.certified = true;
+        found = Refine();
+      }
+    } else {
+      found = SolveWithProbes(kRelativeTolerance);
+    }
     options_.certified = true;
+    options_.accountant = asked;
+    const double fast_safe = last_safe_value_;
+    have_safe_ = false;
+    if (found && Test(fast_safe)) return Result();
+    const Probe missed{fast_safe, last_epsilon_};
+    // The safe end of the domain, certified.
+    const double safe_end = SafeEnd();
+    have_safe_ = false;
     if (!Test(safe_end)) {
       throw UnreachableTarget(
           "no " + problem_.parameter + " in " + Domain() +
@@ -58,34 +128,23 @@ class Solver {
           FormatNumber(last_epsilon_) +
           " (the rest of the event already spends too much, or the target is too small)");
     }
-    const double certified_safe = safe_end;
-    const EpsilonResult certified_safe_result = last_safe_;
-    options_.certified = false;
-    // Under kBest the probes use PLD alone where it applies (its coarse grid is an upper bound
-    // too, and RDP of subsampled events can be slow); the final value is again the best one.
-    const Accountant asked = options_.accountant;
-    if (asked == Accountant::kBest) {
-      const Event probe = problem_.make_event(safe_end);
-      if (PldSupports(probe) && !GaussianCompositionMu(probe)) {
-        options_.accountant = Accountant::kPld;
-      }
-    }
-    have_safe_ = false;
-    SolveWithProbes(safe_end);
-    const double fast_safe = last_safe_value_;
-    options_.certified = true;
-    options_.accountant = asked;
-    have_safe_ = false;
-    if (Test(fast_safe)) return Result();
-    // Certified bisection between the two; certified_safe is already known to be safe.
-    last_safe_ = certified_safe_result;
-    last_safe_value_ = certified_safe;
-    have_safe_ = true;
-    Bisect(certified_safe, fast_safe);
+    if (found) Bisect({safe_end, last_epsilon_}, missed, kRelativeTolerance);
     return Result();
   }
 
  private:
+  // Below this δ the PLD's round-off terms can outweigh its advantage over RDP.
+  static constexpr double kSmallDelta = 1e-9;
+  bool RdpMayBeTighter(const Event& event) const {
+    return delta_ < kSmallDelta || !OnlyGaussianMechanisms(event);
+  }
+
+  // A probed value and its ε.
+  struct Probe {
+    double value;
+    double epsilon;
+  };
+
   CalibrationResult Result() const {
     return CalibrationResult{
         problem_.parameter, last_safe_value_,      last_safe_.epsilon,    delta_,
@@ -104,31 +163,58 @@ class Solver {
   double SafeEnd() const { return problem_.increasing ? Floor() : problem_.upper; }
   double UnsafeEnd() const { return problem_.increasing ? problem_.upper : Floor(); }
 
-  void SolveWithProbes(double known_safe) {
+  // Brackets the boundary from Start() and narrows it to `tolerance`; false when no probe was safe.
+  bool SolveWithProbes(double tolerance) {
     // "safe" meets the target; "unsafe" does not. Noise parameters are safe when large,
     // everything else when small.
-    std::optional<double> safe;
-    std::optional<double> unsafe;
+    std::optional<Probe> safe;
+    std::optional<Probe> unsafe;
     double v = Start();
     double factor = kFirstExpansionFactor;
     for (int i = 0; i < kMaxExpansions && !(safe && unsafe); ++i, factor *= factor) {
       if (Test(v)) {
-        safe = v;
+        safe = Probe{v, last_epsilon_};
         if (v == UnsafeEnd()) break;  // every value of the domain is safe
         v = Toward(v, factor, /*safe_side=*/false);
       } else {
-        unsafe = v;
-        if (v == SafeEnd()) break;  // cannot happen on the certified path (tested first)
+        unsafe = Probe{v, last_epsilon_};
+        if (v == SafeEnd()) break;  // even the end that spends least misses on this path
         v = Toward(v, factor, /*safe_side=*/true);
       }
     }
-    if (!safe) {
-      // The fast path found no safe probe; the certified safe end stands in.
-      safe = known_safe;
-      last_safe_value_ = known_safe;
-      (void)Test(known_safe);
+    if (!safe) return false;
+    if (unsafe) Bisect(*safe, *unsafe, tolerance);
+    return true;
+  }
+
+  // Narrows, with the current options, a bracket around the coarse probes' safe value: it and a
+  // step of kRefineWidening (relative) toward the other side, the step growing until it
+  // brackets. False when no value tested here was safe.
+  bool Refine() {
+    const double coarse = last_safe_value_;
+    have_safe_ = false;
+    std::optional<Probe> safe;
+    std::optional<Probe> unsafe;
+    if (Test(coarse)) {
+      safe = Probe{coarse, last_epsilon_};
+    } else {
+      unsafe = Probe{coarse, last_epsilon_};
     }
-    if (unsafe) Bisect(*safe, *unsafe);
+    double widening = kRefineWidening;
+    for (int i = 0; i < kMaxExpansions && !(safe && unsafe); ++i, widening *= 4) {
+      const bool toward_safe = !safe;
+      const double from = toward_safe ? unsafe->value : safe->value;
+      const double v = Toward(from, 1 + widening, toward_safe);
+      if (v == from) break;  // the end of the domain
+      if (Test(v)) {
+        safe = Probe{v, last_epsilon_};
+      } else {
+        unsafe = Probe{v, last_epsilon_};
+      }
+    }
+    if (!safe) return false;
+    if (unsafe) Bisect(*safe, *unsafe, kRefineTolerance);
+    return true;
   }
 
   std::string Domain() const {
@@ -165,24 +251,63 @@ class Solver {
     return std::clamp(next, Floor(), problem_.upper);
   }
 
-  void Bisect(double safe, double unsafe) {
+  // The next point inside [lo, hi]: for a real parameter, the root of the secant through the two
+  // ends in (log value, log ε) (Illinois: the end kept twice in a row has its log-ratio halved),
+  // kept at least kSecantGuard of the bracket away from either end; the geometric or arithmetic
+  // midpoint where the secant has nothing to go on (ε of 0 or ∞ at an end, a bracket spanning
+  // orders of magnitude, or a stalled end).
+  double Next(const Probe& safe, const Probe& unsafe, double safe_scale, double unsafe_scale,
+              double tolerance) const {
+    const double lo = std::min(safe.value, unsafe.value);
+    const double hi = std::max(safe.value, unsafe.value);
+    const double midpoint =
+        (lo > 0 && hi / lo > 4) ? std::sqrt(lo) * std::sqrt(hi) : lo + (hi - lo) / 2;
+    if (problem_.integer || lo <= 0 || hi / lo > 4 || !(safe.epsilon > 0) ||
+        !std::isfinite(unsafe.epsilon)) {
+      return midpoint;
+    }
+    const double ys = safe_scale * std::log(safe.epsilon / target_);      // ≤ 0
+    const double yu = unsafe_scale * std::log(unsafe.epsilon / target_);  // > 0
+    if (!(yu > ys)) return midpoint;
+    const double xs = std::log(safe.value);
+    const double xu = std::log(unsafe.value);
+    // Aimed past the root toward the unsafe end by half a tolerance (at most half the way there),
+    // so that an accurate secant closes the bracket with its next probe.
+    const double root = xs - ys * (xu - xs) / (yu - ys);
+    const double x =
+        root + std::copysign(std::min(0.5 * tolerance, 0.5 * std::abs(xu - root)), xu - xs);
+    const double guard = kSecantGuard * (std::log(hi) - std::log(lo));
+    const double clamped = std::clamp(x, std::log(lo) + guard, std::log(hi) - guard);
+    const double v = std::exp(clamped);
+    return (v > lo && v < hi) ? v : midpoint;
+  }
+
+  void Bisect(Probe safe, Probe unsafe, double tolerance) {
+    double safe_scale = 1;
+    double unsafe_scale = 1;
+    int last_moved = 0;  // +1 safe end, −1 unsafe end
     for (int i = 0; i < kMaxBisections; ++i) {
-      const double lo = std::min(safe, unsafe);
-      const double hi = std::max(safe, unsafe);
+      const double lo = std::min(safe.value, unsafe.value);
+      const double hi = std::max(safe.value, unsafe.value);
       double mid;
       if (problem_.integer) {
         if (hi - lo <= 1) return;
         mid = std::floor(lo + (hi - lo) / 2);
       } else {
-        if (hi - lo <= kRelativeTolerance * hi) return;
-        // Geometric midpoint when the bracket spans orders of magnitude, arithmetic otherwise.
-        mid = (lo > 0 && hi / lo > 4) ? std::sqrt(lo) * std::sqrt(hi) : lo + (hi - lo) / 2;
+        if (hi - lo <= tolerance * hi) return;
+        mid = Next(safe, unsafe, safe_scale, unsafe_scale, tolerance);
         if (mid <= lo || mid >= hi) return;
       }
       if (Test(mid)) {
-        safe = mid;
+        safe = Probe{mid, last_epsilon_};
+        unsafe_scale = last_moved == 1 ? unsafe_scale / 2 : 1;  // Illinois
+        safe_scale = 1;
+        last_moved = 1;
       } else {
-        unsafe = mid;
+        unsafe = Probe{mid, last_epsilon_};
+        safe_scale = last_moved == -1 ? safe_scale / 2 : 1;
+        unsafe_scale = 1;
+        last_moved = -1;
       }
     }
   }

@@ -329,7 +329,8 @@ std::optional<double> ExactGaussianMu(const Event& event, const ConversionOption
 }
 
 PldOptions PldOptionsFor(const ConversionOptions& options) {
-  return PldOptions{options.certified ? options.pld_log2_points : kPldProbePoints};
+  if (!options.certified) return kPldProbeOptions;
+  return PldOptions{options.pld_log2_points, std::max(options.pld_log2_points, 20)};
 }
 
 // The answer of options.accountant for a value (ε or δ) at `argument` (δ or ε):

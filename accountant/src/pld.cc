@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <variant>
@@ -20,9 +21,10 @@
 namespace rdpkit::accountant {
 namespace {
 
-using internal::ComposedWindow;
+using internal::DirectionPld;
 using internal::PldDirection;
 using internal::PldFactor;
+using internal::PldMechanism;
 using internal::SparsePld;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -33,8 +35,6 @@ constexpr std::size_t kMinPoints = std::size_t{1} << 10;
 // Grid step range (powers of 2) and the step of the first, window-finding pass.
 constexpr double kMaxStep = 0x1p-6;
 constexpr double kMinStep = 0x1p-40;
-constexpr double kFirstPassStep = 0x1p-10;
-constexpr int kStepPasses = 6;
 // Window: the composed mass above it and below it is at most kWindowShare·δ (ε from δ) or
 // kDeltaModeTail (δ from ε; a δ below it is reported as about it); each factor's truncated tails at
 // most kTailShare of that.
@@ -47,27 +47,40 @@ constexpr double kMaxTotalCount = 1e12;
 // beyond either it leaves the event to RDP (bounded time on any input).
 constexpr std::size_t kMaxDistinctFactors = 64;
 constexpr double kMinShift = 1e-4;
-// ε refinement between two grid points: bisection steps (to h/4096).
-constexpr int kRefineSteps = 12;
 
 // ---- Factors of the event ----
 
+// x rounded up to the next double (a larger parameter gives a dominating pair: pld.md §1).
+double Up(double x) { return std::nextafter(x, kInf); }
+
 // Appends the event's factors times `times`; false when some part is not supported.
 bool CollectFactors(const Event& event, double times, std::vector<PldFactor>& out) {
+  const auto count = static_cast<std::uint64_t>(times);
   return std::visit(
       [&](const auto& e) -> bool {
         using T = std::decay_t<decltype(e)>;
-        // Shifts are rounded up (the PLD grows with the shift: pld.md §1).
         if constexpr (std::is_same_v<T, GaussianEvent>) {
+          // Shifts are rounded up (the PLD grows with the shift: pld.md §1).
           out.push_back(
-              {(1 / e.noise_multiplier()) * (1 + 1e-12), 1.0, static_cast<std::uint64_t>(times)});
+              {PldMechanism::kGaussian, (1 / e.noise_multiplier()) * (1 + 1e-12), 1.0, count});
           return true;
         } else if constexpr (std::is_same_v<T, LeafBalancedGaussianEvent>) {
           // μ = √(D·Σ r_d c_d²)/σ (S-BDT Thm 16), as in analytic_gaussian.h.
           const double d = static_cast<double>(e.weights().size());
           const double shift = std::sqrt(e.EffectiveScale()) / e.noise_multiplier();
           out.push_back(
-              {shift * (1 + 1e-12 + (2 * d + 16) * kU), 1.0, static_cast<std::uint64_t>(times)});
+              {PldMechanism::kGaussian, shift * (1 + 1e-12 + (2 * d + 16) * kU), 1.0, count});
+          return true;
+        } else if constexpr (std::is_same_v<T, LaplaceEvent>) {
+          // Loss bound E = 1/b (pld.md §3b).
+          out.push_back({PldMechanism::kLaplace, Up(1 / e.noise_multiplier()), 1.0, count});
+          return true;
+        } else if constexpr (std::is_same_v<T, PureDpEvent>) {
+          if (e.epsilon() == 0) return true;  // releases nothing about any record
+          out.push_back({PldMechanism::kRandomizedResponse, e.epsilon(), 1.0, count});
+          return true;
+        } else if constexpr (std::is_same_v<T, ExponentialEvent>) {
+          out.push_back({PldMechanism::kBoundedRange, e.epsilon(), 1.0, count});
           return true;
         } else if constexpr (std::is_same_v<T, PoissonSampledEvent>) {
           const double q = e.sampling_probability();
@@ -79,8 +92,8 @@ bool CollectFactors(const Event& event, double times, std::vector<PldFactor>& ou
           // Nested sampling is sampling at the product rate (thinning); an inexact product is
           // rounded up (the PLD grows with q, pld.md §1).
           double rate = q * inner[0].q;
-          if (std::fma(q, inner[0].q, -rate) > 0) rate = std::nextafter(rate, 2.0);
-          out.push_back({inner[0].shift, std::min(1.0, rate), static_cast<std::uint64_t>(times)});
+          if (std::fma(q, inner[0].q, -rate) > 0) rate = Up(rate);
+          out.push_back({inner[0].mechanism, inner[0].parameter, std::min(1.0, rate), count});
           return true;
         } else if constexpr (std::is_same_v<T, SelfComposedEvent>) {
           const double total = times * static_cast<double>(e.count());
@@ -92,10 +105,7 @@ bool CollectFactors(const Event& event, double times, std::vector<PldFactor>& ou
             if (!CollectFactors(part, times, out)) return false;
           }
           return true;
-        } else if constexpr (std::is_same_v<T, LaplaceEvent> ||
-                             std::is_same_v<T, ExponentialEvent> ||
-                             std::is_same_v<T, PureDpEvent> || std::is_same_v<T, ZcdpEvent> ||
-                             std::is_same_v<T, RenyiFilterEvent>) {
+        } else if constexpr (std::is_same_v<T, ZcdpEvent> || std::is_same_v<T, RenyiFilterEvent>) {
           return false;
         } else {
           static_assert(kAlwaysFalse<T>, "unhandled event kind");
@@ -108,20 +118,23 @@ bool CollectFactors(const Event& event, double times, std::vector<PldFactor>& ou
 std::optional<std::vector<PldFactor>> Factors(const Event& event) {
   std::vector<PldFactor> raw;
   if (!CollectFactors(event, 1, raw)) return std::nullopt;
-  std::map<std::pair<double, double>, double> merged;
-  for (const PldFactor& f : raw) merged[{f.shift, f.q}] += static_cast<double>(f.count);
+  std::map<std::tuple<PldMechanism, double, double>, double> merged;
+  for (const PldFactor& f : raw) {
+    merged[{f.mechanism, f.parameter, f.q}] += static_cast<double>(f.count);
+  }
   std::vector<PldFactor> out;
   double total = 0;
   for (const auto& [key, count] : merged) {
     if (count == 0) continue;
     total += count;
-    out.push_back({key.first, key.second, static_cast<std::uint64_t>(count)});
+    out.push_back(
+        {std::get<0>(key), std::get<1>(key), std::get<2>(key), static_cast<std::uint64_t>(count)});
   }
   if (total > kMaxTotalCount) return std::nullopt;
   return out;
 }
 
-// ---- Window ----
+// ---- Grid and window ----
 
 struct Bases {
   std::vector<SparsePld> plds;
@@ -132,19 +145,51 @@ Bases Discretize(const std::vector<PldFactor>& factors, PldDirection direction, 
                  double tail_mass) {
   Bases out;
   for (const PldFactor& f : factors) {
-    out.plds.push_back(internal::DiscretizeFactor(f, direction, h, tail_mass));
+    out.plds.push_back(f.mechanism == PldMechanism::kGaussian
+                           ? internal::DiscretizeFactor(f, direction, h, tail_mass)
+                           : internal::DiscretizeBoundedFactor(f, direction, h));
     out.counts.push_back(f.count);
   }
   return out;
 }
 
-// Σ_j T_j·log M_j(λ) (pld.md eq. 5.1).
-double LogComposedMoment(const Bases& bases, double h, double lambda) {
-  double sum = 0;
-  for (std::size_t j = 0; j < bases.plds.size(); ++j) {
-    sum += static_cast<double>(bases.counts[j]) * internal::LogMoment(bases.plds[j], h, lambda);
+// A coarse summary of one discrete PLD for choosing the window: consecutive masses merged into
+// blocks at most max_width wide in loss, each with its total mass and loss range, so that
+// Σ_blocks mass·e^{λ·(λ > 0 ? high : low)} ≥ M(λ). Choosing the window is a question of
+// tightness only; the mass above it is bounded on the exact masses (MassAbove).
+struct Summary {
+  std::vector<double> mass;
+  std::vector<double> low;
+  std::vector<double> high;
+};
+
+Summary Summarize(const SparsePld& pld, double h, double max_width) {
+  Summary out;
+  const std::size_t n = pld.index.size();
+  for (std::size_t start = 0; start < n;) {
+    const double low = static_cast<double>(pld.index[start]) * h;
+    double mass = 0;
+    std::size_t end = start;
+    while (end < n &&
+           (end == start || static_cast<double>(pld.index[end]) * h - low <= max_width)) {
+      mass += pld.mass[end++];
+    }
+    out.mass.push_back(mass);
+    out.low.push_back(low);
+    out.high.push_back(static_cast<double>(pld.index[end - 1]) * h);
+    start = end;
   }
-  return sum;
+  return out;
+}
+
+double LogSummaryMoment(const Summary& summary, double lambda) {
+  const std::vector<double>& at = lambda > 0 ? summary.high : summary.low;
+  double top = -kInf;
+  for (const double l : at) top = std::max(top, lambda * l);
+  double sum = 0;
+  for (std::size_t i = 0; i < at.size(); ++i)
+    sum += summary.mass[i] * std::exp(lambda * at[i] - top);
+  return top + std::log(sum);
 }
 
 const std::vector<double>& Lambdas() {
@@ -156,28 +201,68 @@ const std::vector<double>& Lambdas() {
   return lambdas;
 }
 
-// Grid indices [bottom, top] outside which the composed finite mass is ≤ tail on each side, by
-// Chernoff bounds over λ (pld.md eq. 5.1).
-std::pair<double, double> ChernoffWindow(const Bases& bases, double h, double tail) {
-  double top = kInf;
-  double bottom = -kInf;
+// Grid indices [bottom, top] outside which the composed finite mass is at most about `tail` on
+// each side, by Chernoff bounds over λ (pld.md eq. 5.1) on the summaries, and the λ that gave
+// the top.
+struct Window {
+  double bottom;
+  double top;
+  double lambda_top;
+};
+
+Window ChernoffWindow(const Bases& bases, double h, double tail) {
+  // Blocks narrow enough that over T rounds they move the bound by about e^{T·λ·width} with
+  // T·λ·width ≤ 1e-3 at the λ near the optimum (≈ 10/σ of the composition).
+  double variance = 0;
+  for (std::size_t j = 0; j < bases.plds.size(); ++j) {
+    const SparsePld& pld = bases.plds[j];
+    double m1 = 0;
+    double m2 = 0;
+    for (std::size_t i = 0; i < pld.index.size(); ++i) {
+      const double l = static_cast<double>(pld.index[i]) * h;
+      m1 += pld.mass[i] * l;
+      m2 += pld.mass[i] * l * l;
+    }
+    variance += static_cast<double>(bases.counts[j]) * std::max(0.0, m2 - m1 * m1);
+  }
+  std::vector<Summary> summaries;
+  for (std::size_t j = 0; j < bases.plds.size(); ++j) {
+    const double max_width = 1e-4 * std::sqrt(variance) / static_cast<double>(bases.counts[j]);
+    summaries.push_back(Summarize(bases.plds[j], h, max_width));
+  }
+  const auto log_moment = [&](double lambda) {
+    double sum = 0;
+    for (std::size_t j = 0; j < summaries.size(); ++j) {
+      sum += static_cast<double>(bases.counts[j]) * LogSummaryMoment(summaries[j], lambda);
+    }
+    return sum;
+  };
+  Window out{-kInf, kInf, 1};
   const double log_tail = std::log(tail);
   for (const double lambda : Lambdas()) {
-    const double up = LogComposedMoment(bases, h, lambda);
-    const double down = LogComposedMoment(bases, h, -lambda);
-    if (std::isfinite(up)) top = std::min(top, std::ceil((up - log_tail) / (lambda * h)));
+    const double up = log_moment(lambda);
+    const double down = log_moment(-lambda);
+    if (std::isfinite(up)) {
+      const double top = std::ceil((up - log_tail) / (lambda * h));
+      if (top < out.top) out = {out.bottom, top, lambda};
+    }
     if (std::isfinite(down)) {
-      bottom = std::max(bottom, std::floor((log_tail - down) / (lambda * h)));
+      out.bottom = std::max(out.bottom, std::floor((log_tail - down) / (lambda * h)));
     }
   }
-  return {bottom, top};
+  return out;
 }
 
-// Upper bound of the composed finite mass at indices ≥ end (pld.md eq. 5.1), rounded up.
-double MassAbove(const Bases& bases, double h, double end) {
+// Upper bound of the composed finite mass at indices ≥ end (pld.md eq. 5.1) at λ near the
+// window's, on the exact masses, rounded up.
+double MassAbove(const Bases& bases, double h, double end, double lambda_top) {
   double best = kInf;
-  for (const double lambda : Lambdas()) {
-    const double log_m = LogComposedMoment(bases, h, lambda);
+  for (const double lambda :
+       {lambda_top * 0.8408964152537145, lambda_top, lambda_top * 1.189207115002721}) {
+    double log_m = 0;
+    for (std::size_t j = 0; j < bases.plds.size(); ++j) {
+      log_m += static_cast<double>(bases.counts[j]) * internal::LogMoment(bases.plds[j], h, lambda);
+    }
     const double exponent = log_m - lambda * end * h;
     // The double evaluation of Σ T log M: a relative 1e-10 of its terms covers its rounding.
     best = std::min(best, exponent + 1e-10 * (std::abs(log_m) + lambda * std::abs(end) * h));
@@ -185,40 +270,29 @@ double MassAbove(const Bases& bases, double h, double end) {
   return std::min(1.0, std::exp(best) * (1 + 1e-10));
 }
 
-// One direction's composed PLD with every term of its δ bound (pld.md §6).
-struct DirectionPld {
-  double h = 0;
-  ComposedWindow window;
-  double above = 0;     // bound on the composed finite mass above the window
-  double infinity = 0;  // composed mass at +∞, rounded up
-};
-
-struct Plan {
-  double h;
-  double tail;  // per-side window tail
-};
-
 double PowerOfTwoAtLeast(double x) {
   return std::ldexp(1.0, static_cast<int>(std::ceil(std::log2(x))));
 }
+double PowerOfTwoAtMost(double x) {
+  return std::ldexp(1.0, static_cast<int>(std::floor(std::log2(x))));
+}
 
-DirectionPld ComposeDirection(const std::vector<PldFactor>& factors, PldDirection direction,
-                              const Plan& plan, double total_count) {
-  const double tail_mass = kTailShare * plan.tail / total_count;
-  const Bases bases = Discretize(factors, direction, plan.h, tail_mass);
-  const auto [bottom, top] = ChernoffWindow(bases, plan.h, plan.tail);
-  const double span = top - bottom + 1;
+// One direction's composition on the window of its discretised factors (pld.md §4–5).
+DirectionPld ComposeDirection(const Bases& bases, double h, double tail) {
+  const Window window = ChernoffWindow(bases, h, tail);
+  const double span = window.top - window.bottom + 1;
   if (!(span <= static_cast<double>(kMaxPoints))) {
     throw NumericalError("pld: the composition needs more than 2^21 grid points (grid step " +
-                         FormatNumber(plan.h) + ")");
+                         FormatNumber(h) + ")");
   }
   const std::size_t n =
       std::max(kMinPoints, static_cast<std::size_t>(PowerOfTwoAtLeast(std::max(span, 2.0))));
   DirectionPld out;
-  out.h = plan.h;
-  const auto first = static_cast<std::int64_t>(bottom);
+  out.h = h;
+  const auto first = static_cast<std::int64_t>(window.bottom);
   out.window = internal::ComposeByFft(bases.plds, bases.counts, first, n);
-  out.above = MassAbove(bases, plan.h, static_cast<double>(first) + static_cast<double>(n));
+  out.above =
+      MassAbove(bases, h, static_cast<double>(first) + static_cast<double>(n), window.lambda_top);
   // 1 − Π_j (1 − ω_j)^{T_j} (pld.md eq. 2.4), rounded up.
   double log_keep = 0;
   for (std::size_t j = 0; j < bases.plds.size(); ++j) {
@@ -228,149 +302,89 @@ DirectionPld ComposeDirection(const std::vector<PldFactor>& factors, PldDirectio
   return out;
 }
 
-struct Composed {
-  std::vector<DirectionPld> directions;
-  bool empty = false;  // no factor: releases nothing
-};
-
 std::vector<PldFactor> RequireFactors(const Event& event) {
   const std::optional<std::vector<PldFactor>> factors = Factors(event);
   if (!factors) {
     throw InvalidArgument("accountant", "\"pld\"",
-                          "events made of gaussian and leaf_balanced_gaussian, each optionally "
-                          "poisson_sampled (composed, self_composed); use \"rdp\" or \"best\" "
-                          "for this event");
+                          "events made of gaussian, leaf_balanced_gaussian, laplace, pure_dp and "
+                          "exponential, each optionally poisson_sampled (composed, "
+                          "self_composed); use \"rdp\" or \"best\" for zcdp, renyi_filter and "
+                          "sampled compositions");
   }
   return *factors;
 }
 
-Composed Compose(const Event& event, double tail, const PldOptions& options) {
+// The grid step (pld.md §5): fine enough that the window spans 2^log2_points points, and that the
+// variance the connect-the-dots split adds (≈ h·E|L| per round, against Var L) stays below
+// kVarianceShare; never finer than the window over 2^log2_max_points points.
+constexpr double kVarianceShare = 0.05;
+
+// The directions' composed PLDs of the event, each window holding all but about `tail` of the
+// composed mass on each side (pld.md §5).
+std::vector<DirectionPld> Compose(const Event& event, double tail, const PldOptions& options) {
   Require(options.log2_points >= 10 && options.log2_points <= 20, "log2_points",
           options.log2_points, "[10, 20]");
+  Require(options.log2_max_points >= options.log2_points && options.log2_max_points <= 20,
+          "log2_max_points", options.log2_max_points,
+          "[log2_points, 20] with log2_points = " + std::to_string(options.log2_points));
   const std::vector<PldFactor> factors = RequireFactors(event);
-  Composed out;
-  if (factors.empty()) {
-    out.empty = true;
-    return out;
-  }
-  // Bounded work (every distinct factor costs a discretisation and an FFT per pass), and no
-  // factor whose shift is too small to change ε (their grids would be very fine and slow): both
-  // a NumericalError, so that best answers with RDP and `--accountant pld` says so.
+  if (factors.empty()) return {};
+  // Bounded work (every distinct factor costs a discretisation and an FFT), and no factor whose
+  // shift is too small to change ε (their grids would be very fine and slow): both a
+  // NumericalError, so that best answers with RDP and `--accountant pld` says so.
   if (factors.size() > kMaxDistinctFactors) {
     throw NumericalError("pld: " + std::to_string(factors.size()) +
                          " distinct mechanisms (at most " + std::to_string(kMaxDistinctFactors) +
                          " are composed by PLD)");
   }
-  for (const PldFactor& f : factors) {
-    if (f.shift < kMinShift) {
-      throw NumericalError("pld: a shift 1/noise_multiplier of " + FormatNumber(f.shift) +
-                           " is below " + FormatNumber(kMinShift));
-    }
-  }
   double total_count = 0;
   bool symmetric = true;  // q = 1 everywhere: the two directions coincide (pld.md §1)
   for (const PldFactor& f : factors) {
+    if (f.mechanism == PldMechanism::kGaussian && f.parameter < kMinShift) {
+      throw NumericalError("pld: a shift 1/noise_multiplier of " + FormatNumber(f.parameter) +
+                           " is below " + FormatNumber(kMinShift));
+    }
     total_count += static_cast<double>(f.count);
     symmetric = symmetric && f.q == 1;
   }
   std::vector<PldDirection> directions{PldDirection::kRemove};
   if (!symmetric) directions.push_back(PldDirection::kAdd);
-  // The window's width sets the grid step (pld.md §5). A coarse grid inflates the width (its
-  // split adds variance), so the step is refined until it stops shrinking.
-  const double points = std::ldexp(1.0, options.log2_points);
-  double h = kFirstPassStep;
-  for (int pass = 0; pass < kStepPasses; ++pass) {
-    double width = 0;
-    for (const PldDirection d : directions) {
-      const Bases bases = Discretize(factors, d, h, kTailShare * tail / total_count);
-      const auto [bottom, top] = ChernoffWindow(bases, h, tail);
-      width = std::max(width, (top - bottom + 1) * h);
-    }
-    const double next = std::clamp(PowerOfTwoAtLeast(width / points), kMinStep, kMaxStep);
-    if (next >= h && pass > 0) break;
-    h = next;
-  }
+  // Plan from the losses' moments: a first grid at about 1/256 of the composed standard
+  // deviation measures the window; the step then follows from its width and the resolution rule.
+  double variance = 0;
+  double mean_abs = 0;
   for (const PldDirection d : directions) {
-    out.directions.push_back(ComposeDirection(factors, d, Plan{h, tail}, total_count));
+    double v = 0;
+    double a = 0;
+    for (const PldFactor& f : factors) {
+      const internal::LossMoments m = f.mechanism == PldMechanism::kGaussian
+                                          ? internal::GaussianMoments(f, d)
+                                          : internal::BoundedMoments(f, d);
+      v += static_cast<double>(f.count) * m.variance;
+      a += static_cast<double>(f.count) * m.mean_abs;
+    }
+    variance = std::max(variance, v);
+    mean_abs = std::max(mean_abs, a);
+  }
+  const double tail_mass = kTailShare * tail / total_count;
+  const auto clamp_step = [](double h) { return std::clamp(h, kMinStep, kMaxStep); };
+  const double first_step = clamp_step(PowerOfTwoAtLeast(std::sqrt(variance) / 256 + 1e-300));
+  double width = 0;
+  for (const PldDirection d : directions) {
+    const Window w =
+        ChernoffWindow(Discretize(factors, d, first_step, tail_mass), first_step, tail);
+    width = std::max(width, (w.top - w.bottom + 1) * first_step);
+  }
+  const double by_width = width / std::ldexp(1.0, options.log2_points);
+  const double by_resolution = mean_abs > 0 ? kVarianceShare * variance / mean_abs : by_width;
+  const double finest = width / std::ldexp(1.0, options.log2_max_points);
+  const double h = clamp_step(
+      std::max(PowerOfTwoAtLeast(finest), PowerOfTwoAtMost(std::min(by_width, by_resolution))));
+  std::vector<DirectionPld> out;
+  for (const PldDirection d : directions) {
+    out.push_back(ComposeDirection(Discretize(factors, d, h, tail_mass), h, tail));
   }
   return out;
-}
-
-// ---- δ bound of one direction at ε (pld.md eq. 6.1) ----
-
-double DeltaUpper(const DirectionPld& pld, double epsilon) {
-  const ComposedWindow& w = pld.window;
-  const std::size_t n = w.values.size();
-  // First window point with loss > ε.
-  const double start = std::floor(epsilon / pld.h) + 1 - static_cast<double>(w.first);
-  const std::size_t begin =
-      start <= 0 ? 0 : (start >= static_cast<double>(n) ? n : static_cast<std::size_t>(start));
-  // e^{ε − l_i} by the recurrence e^{ε − l_{i+1}} = e^{ε − l_i}·e^{−h}, restarted from exp every
-  // kRestart points: after j steps its relative error is ≤ (2j + 2)u (one rounding per product and
-  // e^{−h} within 1 ulp), charged to `guard` below.
-  constexpr std::size_t kRestart = 1024;
-  const double step = std::exp(-pld.h);
-  double sum = 0;
-  double abs_sum = 0;
-  double guard = 0;
-  double factor = 0;
-  for (std::size_t i = begin; i < n; ++i) {
-    const std::size_t j = (i - begin) % kRestart;
-    const double loss = static_cast<double>(w.first + static_cast<std::int64_t>(i)) * pld.h;
-    const double gap = epsilon - loss;  // < 0
-    factor = j == 0 ? std::exp(gap) : factor * step;
-    const double weight = 1 - factor;
-    const double v = w.values[i];
-    sum += weight * v;
-    abs_sum += std::abs(weight * v);
-    // The weight's rounding: e^{gap} (≤ 1 ulp, (2j + 2)u along the recurrence), ε − l
-    // (≤ u·|ε − l|, times e^{gap} ≤ 1) and 1 − e^{gap} (≤ u).
-    guard += std::abs(v) * ((2 * static_cast<double>(j) + 4) * kU * factor +
-                            1.01 * kU * std::abs(gap) + kU * weight);
-  }
-  const double count = static_cast<double>(n - begin);
-  const double rounding = (count + 4) * kU * 1.01 * abs_sum;
-  // The round-off of the composition over the counted points (pld.md eq. 6.1): n·D, or by
-  // Cauchy–Schwarz √n·D₂ (weights ≤ 1).
-  const double fft = std::min(count * w.error_per_point, std::sqrt(count) * w.error_norm2);
-  const double total = sum + guard + rounding + fft + pld.above + pld.infinity;
-  return std::min(1.0, std::max(0.0, total * (1 + 8 * kU)));
-}
-
-// δ at every grid point of the window, approximately (double, no guard): the backward
-// recurrence C_j = e^{−h}(v_{j+1} + C_{j+1}) for Σ_{i>j} v_i e^{l_j − l_i}. Only used to choose
-// where DeltaUpper is evaluated; never reported.
-std::vector<double> ApproximateDeltas(const DirectionPld& pld) {
-  const std::vector<double>& v = pld.window.values;
-  const std::size_t n = v.size();
-  std::vector<double> out(n);
-  const double step = std::exp(-pld.h);
-  double tail = 0;
-  double weighted = 0;
-  for (std::size_t k = n; k-- > 0;) {
-    out[k] = tail - weighted + pld.above + pld.infinity;
-    tail += v[k];
-    weighted = step * (v[k] + weighted);
-  }
-  return out;
-}
-
-double DeltaUpper(const Composed& composed, double epsilon) {
-  if (composed.empty) return 0;
-  double delta = 0;
-  for (const DirectionPld& d : composed.directions) delta = std::max(delta, DeltaUpper(d, epsilon));
-  return delta;
-}
-
-// Largest loss of any window (ε beyond it: only the bounded terms remain).
-double WindowTop(const Composed& composed) {
-  double top = 0;
-  for (const DirectionPld& d : composed.directions) {
-    top = std::max(top, static_cast<double>(d.window.first +
-                                            static_cast<std::int64_t>(d.window.values.size())) *
-                            d.h);
-  }
-  return top;
 }
 
 }  // namespace
@@ -379,55 +393,12 @@ bool PldSupports(const Event& event) { return Factors(event).has_value(); }
 
 double PldEpsilon(const Event& event, double delta, const PldOptions& options) {
   Require(delta > 0 && delta < 1, "delta", delta, "(0, 1)");
-  const Composed composed = Compose(event, kWindowShare * delta, options);
-  if (composed.empty || DeltaUpper(composed, 0) <= delta) return 0;
-  const double h = composed.directions.front().h;
-  const double top = WindowTop(composed);
-  if (DeltaUpper(composed, top) > delta) return kInf;
-  // Smallest grid point that passes (δ is non-increasing in ε): first guessed from the
-  // approximate curves, then bracketed with DeltaUpper (galloping from the guess).
-  double guess = std::ceil(top / h);
-  for (const DirectionPld& d : composed.directions) {
-    const std::vector<double> approx = ApproximateDeltas(d);
-    double k = static_cast<double>(d.window.first) + static_cast<double>(approx.size());
-    for (std::size_t i = approx.size(); i-- > 0;) {
-      if (approx[i] > delta) break;
-      k = static_cast<double>(d.window.first) + static_cast<double>(i);
-    }
-    guess = std::min(guess, std::max(k, 0.0));
-  }
-  guess = std::max(guess, 0.0);
-  double lo_index = 0;                   // fails (δ at 0 was checked above)
-  double hi_index = std::ceil(top / h);  // passes
-  for (double gap = 1; guess > lo_index && guess < hi_index; gap *= 2) {
-    if (DeltaUpper(composed, guess * h) <= delta) {
-      hi_index = guess;
-      guess = std::max(lo_index, guess - gap);
-      if (guess == lo_index) break;
-    } else {
-      lo_index = guess;
-      guess = std::min(hi_index, guess + gap);
-    }
-    if (lo_index + 1 >= hi_index) break;
-  }
-  while (hi_index - lo_index > 1) {
-    const double mid = std::floor((lo_index + hi_index) / 2);
-    (DeltaUpper(composed, mid * h) <= delta ? hi_index : lo_index) = mid;
-  }
-  // Continuous refinement between the two grid points; only a passing ε is ever returned.
-  double lo = lo_index * h;
-  double hi = hi_index * h;
-  for (int i = 0; i < kRefineSteps; ++i) {
-    const double mid = lo + (hi - lo) / 2;
-    (DeltaUpper(composed, mid) <= delta ? hi : lo) = mid;
-  }
-  return hi;
+  return internal::EpsilonUpper(Compose(event, kWindowShare * delta, options), delta);
 }
 
 double PldDelta(const Event& event, double epsilon, const PldOptions& options) {
   Require(std::isfinite(epsilon) && epsilon >= 0, "epsilon", epsilon, "[0, inf)");
-  const Composed composed = Compose(event, kDeltaModeTail, options);
-  return DeltaUpper(composed, epsilon);
+  return internal::DeltaUpper(Compose(event, kDeltaModeTail, options), epsilon);
 }
 
 }  // namespace rdpkit::accountant

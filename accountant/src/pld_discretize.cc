@@ -1,4 +1,5 @@
-// Connect-the-dots discretisation of a Poisson-subsampled Gaussian pair (docs/math/pld.md §2–3).
+// Connect-the-dots discretisation of a Poisson-subsampled Gaussian pair (docs/math/pld.md §2–3),
+// and the grid every pair is discretised on.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -123,7 +124,8 @@ double TailPoint(double tau) {
   return z;
 }
 
-// Grid indices covering [kmin, kmax]: every index near 0, cells widening with |k| (pld.md §2).
+}  // namespace
+
 std::vector<std::int64_t> GridIndices(std::int64_t kmin, std::int64_t kmax, double h) {
   const std::int64_t cap = std::max<std::int64_t>(1, static_cast<std::int64_t>(kMaxCellLoss / h));
   std::vector<std::int64_t> pos{0};
@@ -151,11 +153,9 @@ std::vector<std::int64_t> GridIndices(std::int64_t kmin, std::int64_t kmax, doub
   return out;
 }
 
-}  // namespace
-
 SparsePld DiscretizeFactor(const PldFactor& factor, PldDirection direction, double h,
                            double tail_mass) {
-  const double s = factor.shift;
+  const double s = factor.parameter;
   const double q = factor.q;
   const bool remove = direction == PldDirection::kRemove;
   const double z = TailPoint(tail_mass);
@@ -246,6 +246,34 @@ SparsePld DiscretizeFactor(const PldFactor& factor, PldDirection direction, doub
     }
   }
   return out;
+}
+
+LossMoments GaussianMoments(const PldFactor& factor, PldDirection direction) {
+  // Trapezoid rule over x ∈ [−12, s + 12] in 4096 steps under P: remove (1−q)φ(x) + qφ(x − s),
+  // add φ(x). Only used to plan the grid, never in a bound.
+  const double s = factor.parameter;
+  const double q = factor.q;
+  const bool remove = direction == PldDirection::kRemove;
+  constexpr int kSteps = 4096;
+  const double lo = -12;
+  const double step = (s + 24) / kSteps;
+  double m0 = 0;
+  double m1 = 0;
+  double m2 = 0;
+  double mabs = 0;
+  for (int i = 0; i <= kSteps; ++i) {
+    const double x = lo + step * i;
+    const double weight = (i == 0 || i == kSteps) ? 0.5 : 1.0;
+    const double p = remove ? (1 - q) * std::exp(-x * x / 2) + q * std::exp(-(x - s) * (x - s) / 2)
+                            : std::exp(-x * x / 2);
+    const double l = LossAt(x, s, q, direction);
+    m0 += weight * p;
+    m1 += weight * p * l;
+    m2 += weight * p * l * l;
+    mabs += weight * p * std::abs(l);
+  }
+  const double mean = m1 / m0;
+  return {mean, std::max(0.0, m2 / m0 - mean * mean), mabs / m0};
 }
 
 double LogMoment(const SparsePld& pld, double h, double lambda) {

@@ -1,9 +1,11 @@
-// Radix-2 FFT with a componentwise round-off bound, and the composition of discrete PLDs by
-// powers in the Fourier domain (docs/math/pld.md §4).
+// The composition of discrete PLDs by powers in the Fourier domain, with real FFTs from Eigen's
+// FFT module (its kissfft back end; MPL-2.0, header-only) and a componentwise round-off bound
+// derived for that algorithm (docs/math/pld.md §4).
 #include <algorithm>
 #include <cmath>
 #include <complex>
 #include <cstdint>
+#include <unsupported/Eigen/FFT>
 #include <vector>
 
 #include "pld_internal.h"
@@ -13,11 +15,13 @@ namespace rdpkit::accountant::internal {
 namespace {
 
 constexpr double kU = kUnitRoundoff;
-// Twiddle error μ: the angle 2π·j/n is rounded twice (≤ 1.5u·π), cos and sin are within 1 ulp
-// (glibc's documented bound): |w' − w| ≤ √2·(1.5π + 1)u < 10u (pld.md §4).
-constexpr double kTwiddleError = 10 * kU;
-// Per-stage growth η = μ + (1+μ)·√2γ₂ + u·(1 + (1+μ)(1+√2γ₂)) < 16u (pld.md eq. 4.1).
-constexpr double kStageError = 16 * kU;
+// Per-stage growth η of one butterfly stage of Eigen's kissfft (radix 4 or 2) and of its real
+// pre-/post-processing: twiddle error μ ≤ 12u plus a complex product (√2γ₂) and two levels of
+// sums; 24u covers it with a margin (pld.md eq. 4.1).
+constexpr double kStageError = 24 * kU;
+// A bin whose bound P1 = Π(R + E)^T is below e^{kNegligibleLog} (with the exponent's rounding far
+// inside the margin) contributes less than 1e-300 to every value: it is set to 0 (pld.md §4).
+constexpr double kNegligibleLog = -800;
 // A complex product's relative error, √2·γ₂ (Higham 2002, Lemma 3.5) < 3u.
 constexpr double kComplexMulError = 3 * kU;
 
@@ -47,40 +51,68 @@ double SumUpper(double sum, std::size_t n) {
   return sum * (1 + (static_cast<double>(n) + 1) * kU * 1.01);
 }
 
-}  // namespace
-
-void Fft(std::vector<Complex>& data, int sign) {
-  const std::size_t n = data.size();
-  RDPKIT_CHECK(n > 0 && (n & (n - 1)) == 0);
-  for (std::size_t i = 1, j = 0; i < n; ++i) {  // bit reversal
-    std::size_t bit = n >> 1;
-    for (; j & bit; bit >>= 1) j ^= bit;
-    j ^= bit;
-    if (i < j) std::swap(data[i], data[j]);
-  }
-  std::vector<Complex> twiddle(n / 2 + 1);
-  for (std::size_t j = 0; j < n / 2 + 1; ++j) {
-    const double angle = 2 * M_PI * (static_cast<double>(j) / static_cast<double>(n));
-    twiddle[j] = {std::cos(angle), sign * std::sin(angle)};
-  }
-  for (std::size_t len = 2; len <= n; len <<= 1) {
-    const std::size_t half = len / 2;
-    const std::size_t step = n / len;
-    for (std::size_t i = 0; i < n; i += len) {
-      for (std::size_t k = 0; k < half; ++k) {
-        const Complex t = Mul(twiddle[k * step], data[i + k + half]);
-        const Complex a = data[i + k];
-        data[i + k] = a + t;
-        data[i + k + half] = a - t;
-      }
-    }
-  }
+// Butterfly stages of the complex transform of size n/2 inside a real transform of size n:
+// kissfft factors out 4s, then one 2 (pld.md §4).
+int ComplexStages(std::size_t n) {
+  const int log2_half = static_cast<int>(std::lround(std::log2(static_cast<double>(n)))) - 1;
+  return log2_half / 2 + log2_half % 2;
 }
 
-double FftErrorFactor(std::size_t n) {
-  const double stages = std::log2(static_cast<double>(n));
-  // (1 + η)^{log₂ n} − 1 (pld.md eq. 4.2), rounded up with a relative margin.
-  return std::expm1(stages * std::log1p(kStageError)) * (1 + 1e-6);
+// (1 + x)^k − 1, rounded up.
+double GrowthMinusOne(double x, int k) {
+  return std::expm1(static_cast<double>(k) * std::log1p(x)) * (1 + 1e-6);
+}
+
+}  // namespace
+
+RealFft::RealFft(std::size_t n) : n_(n) {
+  RDPKIT_CHECK(n >= 4 && (n & (n - 1)) == 0 && n <= (std::size_t{1} << 30));
+}
+
+namespace {
+
+// One Eigen FFT object per thread: it keeps the plans (twiddle tables) of the sizes used, so
+// repeated compositions of one size compute them once.
+Eigen::FFT<double>& ThreadFft() {
+  thread_local Eigen::FFT<double> fft = [] {
+    Eigen::FFT<double> f;
+    f.SetFlag(Eigen::FFT<double>::HalfSpectrum);
+    f.SetFlag(Eigen::FFT<double>::Unscaled);
+    return f;
+  }();
+  return fft;
+}
+
+}  // namespace
+
+void RealFft::Forward(const std::vector<double>& x, std::vector<Complex>& spectrum) const {
+  RDPKIT_CHECK(x.size() == n_);
+  spectrum.resize(n_ / 2 + 1);
+  ThreadFft().fwd(spectrum.data(), x.data(), static_cast<Eigen::DenseIndex>(n_));
+}
+
+void RealFft::Inverse(const std::vector<Complex>& spectrum, std::vector<double>& x) const {
+  RDPKIT_CHECK(spectrum.size() == n_ / 2 + 1);
+  x.resize(n_);
+  ThreadFft().inv(x.data(), spectrum.data(), static_cast<Eigen::DenseIndex>(n_));
+}
+
+double RealFft::ForwardErrorFactor() const {
+  // |X'_k − X_k| ≤ F·‖x‖₁, F = 2((1 + η)^{L+1} − 1): L complex stages, then the recombination of
+  // two conjugate bins (which doubles the stages' error) (pld.md eq. 4.2).
+  return 2 * GrowthMinusOne(kStageError, ComplexStages(n_) + 1);
+}
+
+double RealFft::InverseErrorFactor() const {
+  // |x'_j − x_j| ≤ G·Σ_{k ≤ n/2}|X_k| for the unscaled inverse: the pre-processed bins sum to at
+  // most 4·Σ|X_k|, then L complex stages (pld.md eq. 4.3).
+  return 4 * GrowthMinusOne(kStageError, ComplexStages(n_) + 1);
+}
+
+double RealFft::InverseNormErrorFactor() const {
+  // ‖x' − x‖₂ ≤ H·√(n/2)·‖X_{0..n/2}‖₂: each radix-r stage has normwise error ≤ √r·η ≤ 2η
+  // relative to its exact output (pld.md eq. 4.5).
+  return 4 * GrowthMinusOne(2 * kStageError, ComplexStages(n_) + 1);
 }
 
 ComposedWindow ComposeByFft(const std::vector<SparsePld>& plds,
@@ -88,80 +120,88 @@ ComposedWindow ComposeByFft(const std::vector<SparsePld>& plds,
                             std::size_t size) {
   RDPKIT_CHECK(plds.size() == counts.size());
   const std::size_t n = size;
+  const std::size_t bins = n / 2 + 1;
+  const RealFft fft(n);
   const auto position = [n](std::int64_t k) {
     const std::int64_t m = static_cast<std::int64_t>(n);
     return static_cast<std::size_t>(((k % m) + m) % m);
   };
-  const double fft_error = FftErrorFactor(n);
-  std::vector<Complex> z(n, Complex(1, 0));
-  std::vector<double> log_p1(n, 0.0);   // Σ_j T_j·log(R_jk + E_j)
-  std::vector<double> abs_log(n, 0.0);  // Σ_j T_j·|log(R_jk + E_j)|, for its rounding
-  std::vector<double> a_sum(n, 0.0);    // Σ_j T_j·log1p(E_j / R_jk)
+  std::vector<Complex> z(bins, Complex(1, 0));
+  std::vector<double> log_p1(bins, 0.0);   // Σ_j T_j·log(R_jk + E_jk)
+  std::vector<double> abs_log(bins, 0.0);  // Σ_j T_j·|log(R_jk + E_jk)|, for its rounding
+  std::vector<double> a_sum(bins, 0.0);    // Σ_j T_j·log1p(E_jk / R_jk)
   double total_count = 0;
   double factors = 0;
-  std::vector<Complex> y(n);
   for (std::size_t j = 0; j < plds.size(); ++j) {
     if (counts[j] == 0) continue;
     const double t = static_cast<double>(counts[j]);
     total_count += t;
     factors += 1;
-    std::fill(y.begin(), y.end(), Complex(0, 0));
-    double sum = 0;
-    for (std::size_t i = 0; i < plds[j].index.size(); ++i) {
-      y[position(plds[j].index[i])] += plds[j].mass[i];
-      sum += plds[j].mass[i];
-    }
-    // Folding masses onto one position adds non-negative numbers: covered by SumUpper too.
-    const double s_up = SumUpper(sum, 2 * plds[j].index.size());
-    Fft(y, -1);
-    const double e = fft_error * s_up;  // |ŷ'_k − ŷ_k| ≤ e for every k (pld.md eq. 4.2)
-    for (std::size_t k = 0; k < n; ++k) {
-      const double r = std::min(s_up, std::abs(y[k]) * (1 + 2 * kU) + e);  // ≥ |ŷ_k|
+    const FactorSpectrum spectrum = SpectrumOf(plds[j], n, t, log_p1, kNegligibleLog);
+    for (std::size_t k = 0; k < bins; ++k) {
+      if (log_p1[k] < kNegligibleLog) continue;  // z_k and its bound are below 1e-300
+      const double e = spectrum.error[k];        // |ŷ'_k − ŷ_k| ≤ e (pld.md eq. 4.2, 4.6)
+      // |ŷ'_k| as √(re² + im²): ≤ 2u relative, and an underflow of re² or im² (below 1e-300)
+      // is far below e; r ≥ |ŷ_k|.
+      const double r =
+          std::min(spectrum.mass_up, std::sqrt(std::norm(spectrum.bins[k])) * (1 + 3 * kU) + e);
       const double log_re = std::log(r + e);
       log_p1[k] += t * log_re;
+      if (log_p1[k] < kNegligibleLog) {
+        // |z_k| ≤ P1_k < e^{−800} (pld.md eq. 4.3): z_k is taken as 0 and B_k ≤ 1e-300.
+        z[k] = 0;
+        continue;
+      }
       abs_log[k] += t * std::abs(log_re);
       a_sum[k] += t * std::log1p(e / r);
-      z[k] = Mul(z[k], Pow(y[k], counts[j]));
+      z[k] = Mul(z[k], Pow(spectrum.bins[k], counts[j]));
     }
   }
   // ρ = (1 + √2γ₂)^{C} − 1, C = Σ T_j: the relative rounding of all products (pld.md eq. 4.3).
   const double rho = std::expm1(total_count * std::log1p(kComplexMulError)) * (1 + 1e-6);
   // Rounding of the exponent sums: log, log1p, the product by T and the sum over J factors.
   const double sum_error = (4 + factors) * kU;
-  double b_norm = 0;
-  double z_norm = 0;
-  double b_norm2 = 0;  // Σ B_k²
-  double z_norm2 = 0;  // Σ |z''_k|²
-  for (std::size_t k = 0; k < n; ++k) {
+  double b_norm = 0;   // Σ_k B_k over the half spectrum
+  double z_norm = 0;   // Σ_k |z''_k| over the half spectrum
+  double b_norm2 = 0;  // Σ_k B_k²
+  double z_norm2 = 0;  // Σ_k |z''_k|²
+  for (std::size_t k = 0; k < bins; ++k) {
+    if (log_p1[k] < kNegligibleLog) {  // the bin was set to 0: its error is |z_k| ≤ P1_k
+      b_norm += 1e-300;
+      b_norm2 += 1e-300 * 1e-300;
+      continue;
+    }
     // P1 = Π(R+E)^T rounded up: its exponent's rounding added first; 1e-300 covers underflow.
     const double p1 = std::exp(log_p1[k] + sum_error * abs_log[k]) * (1 + 4 * kU);
     const double b =
         p1 * rho + p1 * -std::expm1(-a_sum[k] * (1 + sum_error)) * (1 + 4 * kU) + 1e-300;
     b_norm += b;
-    z_norm += std::abs(z[k]);
+    z_norm += std::sqrt(std::norm(z[k])) + 1e-300;
     b_norm2 += b * b;
     z_norm2 += std::norm(z[k]);
   }
-  b_norm = SumUpper(b_norm, n);
-  z_norm = SumUpper(z_norm * (1 + 2 * kU), n);
-  b_norm2 = std::sqrt(SumUpper(b_norm2 * (1 + 2 * kU), n)) * (1 + 2 * kU);
-  z_norm2 = std::sqrt(SumUpper(z_norm2 * (1 + 4 * kU), n)) * (1 + 2 * kU);
-  Fft(z, +1);
+  b_norm = SumUpper(b_norm, bins);
+  z_norm = SumUpper(z_norm * (1 + 3 * kU), bins);
+  b_norm2 = std::sqrt(SumUpper(b_norm2 * (1 + 2 * kU), bins)) * (1 + 2 * kU);
+  z_norm2 = std::sqrt(SumUpper(z_norm2 * (1 + 4 * kU), bins)) * (1 + 2 * kU);
+  std::vector<double> inverse;
+  fft.Inverse(z, inverse);
   ComposedWindow out;
   out.first = first;
   out.values.resize(n);
   const double inv_n = 1 / static_cast<double>(n);  // exact: n is a power of 2
   for (std::size_t i = 0; i < n; ++i) {
-    out.values[i] = z[position(first + static_cast<std::int64_t>(i))].real() * inv_n;
+    out.values[i] = inverse[position(first + static_cast<std::int64_t>(i))] * inv_n;
   }
-  // |v'_i − v_i| ≤ (e_L·‖z''‖₁ + ‖B‖₁)/N (pld.md eq. 4.4).
-  out.error_per_point = (fft_error * z_norm + b_norm) * inv_n * (1 + 1e-6);
-  // ‖v' − v‖₂ ≤ (c·‖z''‖₂ + ‖B‖₂)/√N: the inverse DFT scaled by 1/N has 2-norm 1/√N, and the
-  // computed inverse is within c·‖F⁻¹z''‖₂ of the exact one, c = log₂N·η/(1 − log₂N·η)
-  // (Higham 2002, Thm 24.2; pld.md eq. 4.5).
-  const double stages = std::log2(static_cast<double>(n));
-  const double normwise = stages * kStageError / (1 - stages * kStageError) * (1 + 1e-6);
-  out.error_norm2 = (normwise * z_norm2 + b_norm2) / std::sqrt(static_cast<double>(n)) * (1 + 1e-6);
+  // |v'_i − v_i| ≤ (G·‖z''‖₁ + 2‖B‖₁)/n over the half spectrum: the inverse's own round-off,
+  // and the error of z'' (each bin but 0 and n/2 appears twice in the full spectrum) (eq. 4.4).
+  out.error_per_point = (fft.InverseErrorFactor() * z_norm + 2 * b_norm) * inv_n * (1 + 1e-6);
+  // ‖v' − v‖₂ ≤ (H·√(n/2)·‖z''‖₂ + √n·√2·‖B‖₂)/n (eq. 4.5): the full spectrum's 2-norm is at
+  // most √2 times the half's, and the exact unscaled inverse has 2-norm √n.
+  const double root_n = std::sqrt(static_cast<double>(n)) * (1 + kU);
+  out.error_norm2 =
+      (fft.InverseNormErrorFactor() * root_n * M_SQRT1_2 * z_norm2 + root_n * M_SQRT2 * b_norm2) *
+      inv_n * (1 + 1e-6);
   return out;
 }
 

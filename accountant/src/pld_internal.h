@@ -13,10 +13,19 @@ namespace rdpkit::accountant::internal {
 // Unit roundoff of IEEE double.
 inline constexpr double kUnitRoundoff = 0x1p-53;
 
-// One Poisson-subsampled Gaussian pair in standard units: shift s = sensitivity/σ (the μ of the
-// Gaussian), sampling probability q ∈ (0, 1], run `count` times.
+// The mechanisms whose pairs the PLD discretises (docs/math/pld.md §1, §3b).
+enum class PldMechanism {
+  kGaussian,            // parameter: shift s = sensitivity/σ (the μ of the Gaussian)
+  kLaplace,             // parameter: loss bound E = sensitivity/b
+  kRandomizedResponse,  // parameter: ε (the dominating pair of every ε-DP mechanism)
+  kBoundedRange,        // parameter: ε (every ε-bounded-range mechanism)
+};
+
+// One mechanism's pair, Poisson-subsampled with probability q ∈ (0, 1] (q = 1: not subsampled),
+// run `count` times. Parameters are rounded up (a larger one gives a dominating pair).
 struct PldFactor {
-  double shift;
+  PldMechanism mechanism;
+  double parameter;
   double q;
   std::uint64_t count;
 };
@@ -34,11 +43,29 @@ struct SparsePld {
   double infinity = 0;
 };
 
-// Connect-the-dots discretisation (Doroshenko et al. 2022) of one factor's pair on the grid of
-// step h (a power of 2), its tails beyond mass tail_mass moved to +∞ (upper) or up to the lowest
-// grid point (lower). Cells widen geometrically away from loss 0 (at most |l|/64, pld.md §2).
+// Connect-the-dots discretisation (Doroshenko et al. 2022) of one Gaussian factor's pair on the
+// grid of step h (a power of 2), its tails beyond mass tail_mass moved to +∞ (upper) or up to the
+// lowest grid point (lower) (pld.md §2–3).
 SparsePld DiscretizeFactor(const PldFactor& factor, PldDirection direction, double h,
                            double tail_mass);
+
+// The same for a Laplace, randomized-response or bounded-range factor, whose loss is bounded: no
+// tail is cut (pld.md §3b).
+SparsePld DiscretizeBoundedFactor(const PldFactor& factor, PldDirection direction, double h);
+
+// Approximate mean, variance and mean absolute value of one factor's privacy loss under P (by
+// quadrature, in double): they plan the grid step and never enter a bound.
+struct LossMoments {
+  double mean;
+  double variance;
+  double mean_abs;
+};
+LossMoments GaussianMoments(const PldFactor& factor, PldDirection direction);
+LossMoments BoundedMoments(const PldFactor& factor, PldDirection direction);
+
+// Grid indices covering [kmin, kmax], both included: every index near 0, cells widening with |k|
+// (at most |l|/64 and 2^-7 wide in loss, pld.md §2).
+std::vector<std::int64_t> GridIndices(std::int64_t kmin, std::int64_t kmax, double h);
 
 // log Σ_n mass[n]·e^{λ·index[n]·h} (finite masses only), for Chernoff bounds.
 double LogMoment(const SparsePld& pld, double h, double lambda);
@@ -57,11 +84,53 @@ ComposedWindow ComposeByFft(const std::vector<SparsePld>& plds,
                             const std::vector<std::uint64_t>& counts, std::int64_t first,
                             std::size_t size);
 
-// In-place radix-2 FFT (sign −1 forward, +1 inverse, no scaling); exposed for tests.
-void Fft(std::vector<std::complex<double>>& data, int sign);
-// Componentwise error bound factor of Fft: |computed_k − exact_k| ≤ FftErrorFactor(n)·Σ|input|
-// (docs/math/pld.md §4).
-double FftErrorFactor(std::size_t n);
+// The transform ŷ_k = Σ_i m_i e^{−2πi·k·index_i/n}, k = 0 … n/2, of one factor's masses, with
+// |bins[k] − ŷ_k| ≤ error[k] (pld.md §4, eq. 4.6) and mass_up ≥ Σ m_i. For a factor run `count`
+// ≥ 16 times its heavy masses and the bins whose count-th power is not negligible (log_p1[k] ≥
+// negligible_log so far) are summed directly, more accurately than the FFT.
+struct FactorSpectrum {
+  std::vector<std::complex<double>> bins;
+  std::vector<double> error;
+  double mass_up = 0;
+};
+FactorSpectrum SpectrumOf(const SparsePld& pld, std::size_t n, double count,
+                          const std::vector<double>& log_p1, double negligible_log);
+
+// One direction's composed PLD with every term of its δ bound (pld.md §6).
+struct DirectionPld {
+  double h = 0;
+  ComposedWindow window;
+  double above = 0;     // bound on the composed finite mass above the window
+  double infinity = 0;  // composed mass at +∞, rounded up
+};
+
+// δ_up(ε) = max over the directions of their δ bound (pld.md eq. 6.1), in [0, 1]; 0 for none.
+[[nodiscard]] double DeltaUpper(const std::vector<DirectionPld>& directions, double epsilon);
+
+// The smallest ε found with DeltaUpper(ε) ≤ δ (every ε returned passed that check), +inf when
+// none within the windows, 0 for no directions (pld.md §6).
+[[nodiscard]] double EpsilonUpper(const std::vector<DirectionPld>& directions, double delta);
+
+// Real FFTs of size n (a power of 2, ≥ 4) by Eigen's FFT module, with bounds on their round-off
+// derived for its algorithm (docs/math/pld.md §4). Exposed for tests.
+class RealFft {
+ public:
+  explicit RealFft(std::size_t n);
+  // spectrum[k] = Σ_j x_j e^{−2πijk/n}, k = 0 … n/2.
+  void Forward(const std::vector<double>& x, std::vector<std::complex<double>>& spectrum) const;
+  // x_j = Σ_{k=0}^{n−1} X_k e^{2πijk/n} (unscaled) of the Hermitian spectrum whose bins 0 … n/2
+  // are given (the imaginary parts of bins 0 and n/2 are ignored).
+  void Inverse(const std::vector<std::complex<double>>& spectrum, std::vector<double>& x) const;
+  // |Forward'_k − Forward_k| ≤ ForwardErrorFactor()·‖x‖₁.
+  [[nodiscard]] double ForwardErrorFactor() const;
+  // |Inverse'_j − Inverse_j| ≤ InverseErrorFactor()·Σ_{k ≤ n/2}|X_k|.
+  [[nodiscard]] double InverseErrorFactor() const;
+  // ‖Inverse' − Inverse‖₂ ≤ InverseNormErrorFactor()·√(n/2)·‖X_{0 … n/2}‖₂.
+  [[nodiscard]] double InverseNormErrorFactor() const;
+
+ private:
+  std::size_t n_;
+};
 
 }  // namespace rdpkit::accountant::internal
 

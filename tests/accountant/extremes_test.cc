@@ -91,6 +91,7 @@ double DenseCertifiedMinimum(const Event& event, double delta) {
     if (order > kMaxOrder) break;
     ConversionOptions at;
     at.orders = {order};
+    at.accountant = Accountant::kRdp;
     best = std::min(best, Epsilon(event, delta, at).epsilon);
   }
   return best;
@@ -113,14 +114,17 @@ TEST(FastConversions, FastIsAnUpperBoundAndTheOrderIsNearTheBest) {
   for (const Event& event : events) {
     for (double delta : {1e-10, 1e-5}) {
       const std::string where = event.ToJson().dump() + " delta=" + std::to_string(delta);
-      const EpsilonResult fast = Epsilon(event, delta, {.certified = false});
-      const EpsilonResult cert = Epsilon(event, delta);
+      // RDP's fast and certified paths (PLD, which best may choose, has no double-only path).
+      const EpsilonResult fast =
+          Epsilon(event, delta, {.certified = false, .accountant = Accountant::kRdp});
+      const EpsilonResult cert = Epsilon(event, delta, {.accountant = Accountant::kRdp});
       EXPECT_GE(fast.epsilon, cert.epsilon) << where;
       EXPECT_LE(fast.epsilon, cert.epsilon * (1 + 1e-6) + 1e-9) << where;
       const double best = DenseCertifiedMinimum(event, delta);
       EXPECT_LE(cert.epsilon, best * (1 + 1e-3) + 1e-9) << where << " order=" << cert.order;
-      const DeltaResult fast_delta = Delta(event, cert.epsilon, {.certified = false});
-      const DeltaResult cert_delta = Delta(event, cert.epsilon);
+      const DeltaResult fast_delta =
+          Delta(event, cert.epsilon, {.certified = false, .accountant = Accountant::kRdp});
+      const DeltaResult cert_delta = Delta(event, cert.epsilon, {.accountant = Accountant::kRdp});
       EXPECT_GE(fast_delta.delta, cert_delta.delta) << where;
     }
   }

@@ -229,7 +229,8 @@ TEST(CalibrateTrainingRun, SolvesNoiseOrderAndBudgetCertified) {
            50, PoissonSampledEvent(
                    0.1, LeafBalancedGaussianEvent(run.noise_multiplier * (1 - 1e-6), {0.5, 0.5}))),
        LaplaceEvent(20.0)});
-  ConversionOptions integers;
+  ConversionOptions integers;  // RDP: the accountant the filter's run is calibrated with
+  integers.accountant = Accountant::kRdp;
   for (int a = 2; a <= 256; ++a) integers.orders.push_back(a);
   EXPECT_GT(Epsilon(tighter, problem.delta, integers).epsilon, problem.epsilon);
   // The filter with the per-record table admits a worst-case record exactly `rounds` times.

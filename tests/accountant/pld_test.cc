@@ -188,16 +188,21 @@ TEST(PldTest, BestChoosesPldForSampledEventsAndSaysSo) {
 }
 
 TEST(PldTest, UnsupportedEventsAndBadInput) {
-  const Event laplace = SelfComposedEvent(10, LaplaceEvent(1.0));
-  EXPECT_FALSE(PldSupports(laplace));
-  try {
-    (void)Epsilon(laplace, 1e-5, With(Accountant::kPld));
-    FAIL() << "expected InvalidArgument";
-  } catch (const InvalidArgument& e) {
-    EXPECT_NE(std::string(e.what()).find("accountant"), std::string::npos);
+  // zCDP is no pair of distributions, a Rényi filter no fixed composition: RDP's.
+  for (const Event& event :
+       {Event(ZcdpEvent(0.01)), Event(ComposedEvent({SampledGaussian(0.1, 1, 10), ZcdpEvent(0.1)})),
+        Event(RenyiFilterEvent(8, 1.0, 10, GaussianEvent(2)))}) {
+    SCOPED_TRACE(event.ToJson().dump());
+    EXPECT_FALSE(PldSupports(event));
+    try {
+      (void)Epsilon(event, 1e-5, With(Accountant::kPld));
+      FAIL() << "expected InvalidArgument";
+    } catch (const InvalidArgument& e) {
+      EXPECT_NE(std::string(e.what()).find("accountant"), std::string::npos);
+    }
+    // best skips PLD there and answers with RDP.
+    EXPECT_EQ(Epsilon(event, 1e-5).accountant, Accountant::kRdp);
   }
-  // best skips PLD there and answers with RDP.
-  EXPECT_EQ(Epsilon(laplace, 1e-5).accountant, Accountant::kRdp);
   // Sampled compositions are not (yet) supported; nested sampling is (at the product rate).
   EXPECT_FALSE(PldSupports(PoissonSampledEvent(0.1, Gaussians(1.0, 2))));
   EXPECT_TRUE(PldSupports(PoissonSampledEvent(0.5, PoissonSampledEvent(0.5, GaussianEvent(1)))));
@@ -205,6 +210,8 @@ TEST(PldTest, UnsupportedEventsAndBadInput) {
   EXPECT_THROW((void)PldEpsilon(SampledGaussian(0.1, 1, 10), 1.0), InvalidArgument);
   EXPECT_THROW((void)PldDelta(SampledGaussian(0.1, 1, 10), -1.0), InvalidArgument);
   EXPECT_THROW((void)PldEpsilon(SampledGaussian(0.1, 1, 10), 1e-5, PldOptions{9}), InvalidArgument);
+  EXPECT_THROW((void)PldEpsilon(SampledGaussian(0.1, 1, 10), 1e-5, PldOptions{16, 15}),
+               InvalidArgument);
   EXPECT_THROW((void)AccountantFromName("prv"), InvalidArgument);
 }
 

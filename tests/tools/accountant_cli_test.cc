@@ -60,9 +60,16 @@ TEST(EpsilonCommand, GaussianCompositionsAreAccountedExactly) {
 }
 
 TEST(EpsilonCommand, FastFlagIsReported) {
-  const json j = RunToJson(
-      &RunEpsilon, {.event = R"({"laplace":{"noise_multiplier":2}})", .delta = 1e-6, .fast = true});
+  // RDP answers zcdp: its fast path is double precision only.
+  const json j =
+      RunToJson(&RunEpsilon, {.event = R"({"zcdp":{"rho":0.01}})", .delta = 1e-6, .fast = true});
+  EXPECT_EQ(j.at("accountant"), "rdp");
   EXPECT_EQ(j.at("certified"), false);
+  // PLD answers laplace: its fast path is a coarser grid, still an upper bound.
+  const json pld = RunToJson(
+      &RunEpsilon, {.event = R"({"laplace":{"noise_multiplier":2}})", .delta = 1e-6, .fast = true});
+  EXPECT_EQ(pld.at("accountant"), "pld");
+  EXPECT_EQ(pld.at("certified"), true);
 }
 
 TEST(DeltaCommand, GoldenOutput) {

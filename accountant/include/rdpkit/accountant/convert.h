@@ -48,9 +48,9 @@ struct ConversionOptions {
   // Gaussian accountant is always certified, it costs microseconds).
   bool certified = true;
   Accountant accountant = Accountant::kBest;
-  // pld: 2^pld_log2_points grid points (pld.h); the fast path (certified = false) uses
-  // kPldProbePoints instead. In [10, 20].
-  int pld_log2_points = 18;
+  // pld: at least 2^pld_log2_points grid points (PldOptions::log2_points, pld.h); the fast path
+  // (certified = false) uses kPldProbeOptions instead. In [10, 20].
+  int pld_log2_points = 16;
   void Validate() const;
 };
 

@@ -15,12 +15,16 @@
 namespace rdpkit::accountant {
 
 struct PldOptions {
-  // The grid step is chosen so that the composed window spans about 2^log2_points points (at
-  // most twice that); fewer points are faster and less tight, never unsound. Calibration probes use
-  // kPldProbePoints. In [10, 20].
-  int log2_points = 18;
+  // The grid step is chosen so that the composed window spans at least 2^log2_points points
+  // (fewer points are faster and less tight, never unsound), and finer where the discretisation
+  // would otherwise add more than a few percent to the variance of the privacy loss (small
+  // sampling probabilities over many rounds), up to 2^log2_max_points points. log2_points in
+  // [10, 20], log2_max_points in [log2_points, 20].
+  int log2_points = 16;
+  int log2_max_points = 20;
 };
-inline constexpr int kPldProbePoints = 15;
+// Calibration probes: a coarser grid (the final answer is evaluated with the default).
+inline constexpr PldOptions kPldProbeOptions{14, 17};
 
 // True when the PLD accountant handles the event: compositions of gaussian,
 // leaf_balanced_gaussian and poisson_sampled of either; false for laplace, exponential, pure_dp,
