@@ -231,6 +231,9 @@ TEST(PldTest, TinyNoiseMultipliersFallBackToRdp) {
     for (const Event& event : {Event(GaussianEvent(sigma)), SampledGaussian(0.5, sigma, 1)}) {
       SCOPED_TRACE(std::to_string(sigma) + " " + event.ToJson().dump());
       EXPECT_THROW((void)PldEpsilon(event, 1e-5), NumericalError);
+      // RDP of a subsampled Gaussian of σ ≤ 1e-200 takes seconds (its order search in interval
+      // arithmetic); the fallback is checked on the others.
+      if (sigma < 1e-100 && event.get_if<SelfComposedEvent>()) continue;
       const EpsilonResult pld = Epsilon(event, 1e-5, With(Accountant::kPld));
       EXPECT_EQ(pld.accountant, Accountant::kRdp);
       EXPECT_NE(pld.note.find("pld could not answer"), std::string::npos);
