@@ -187,8 +187,10 @@ double LogSummaryMoment(const Summary& summary, double lambda) {
   double top = -kInf;
   for (const double l : at) top = std::max(top, lambda * l);
   double sum = 0;
-  for (std::size_t i = 0; i < at.size(); ++i)
-    sum += summary.mass[i] * std::exp(lambda * at[i] - top);
+  for (std::size_t i = 0; i < at.size(); ++i) {
+    const double exponent = lambda * at[i] - top;
+    if (exponent > -745) sum += summary.mass[i] * std::exp(exponent);  // else it underflows to 0
+  }
   return top + std::log(sum);
 }
 
@@ -378,8 +380,9 @@ std::vector<DirectionPld> Compose(const Event& event, double tail, const PldOpti
   const double by_width = width / std::ldexp(1.0, options.log2_points);
   const double by_resolution = mean_abs > 0 ? kVarianceShare * variance / mean_abs : by_width;
   const double finest = width / std::ldexp(1.0, options.log2_max_points);
-  const double h = clamp_step(
-      std::max(PowerOfTwoAtLeast(finest), PowerOfTwoAtMost(std::min(by_width, by_resolution))));
+  const double h =
+      clamp_step(std::max(PowerOfTwoAtLeast(finest),
+                          std::min(PowerOfTwoAtLeast(by_width), PowerOfTwoAtMost(by_resolution))));
   std::vector<DirectionPld> out;
   for (const PldDirection d : directions) {
     out.push_back(ComposeDirection(Discretize(factors, d, h, tail_mass), h, tail));

@@ -283,7 +283,10 @@ double LogMoment(const SparsePld& pld, double h, double lambda) {
   }
   double sum = 0;
   for (std::size_t i = 0; i < pld.index.size(); ++i) {
-    sum += pld.mass[i] * std::exp(lambda * static_cast<double>(pld.index[i]) * h - top);
+    const double exponent = lambda * static_cast<double>(pld.index[i]) * h - top;
+    // Below −745 the term is below the smallest double (and the sum ≥ 1): it is left out, and
+    // the 1e-10 margin of MassAbove covers the (relative ≤ masses·e^{−745}) loss.
+    if (exponent > -745) sum += pld.mass[i] * std::exp(exponent);
   }
   return top + std::log(sum);
 }

@@ -19,11 +19,11 @@ constexpr double kU = kUnitRoundoff;
 // pre-/post-processing: twiddle error μ ≤ 12u plus a complex product (√2γ₂) and two levels of
 // sums; 24u covers it with a margin (pld.md eq. 4.1).
 constexpr double kStageError = 24 * kU;
+// A complex product's relative error, √2·γ₂ (Higham 2002, Lemma 3.5) < 3u.
+constexpr double kComplexMulError = 3 * kU;
 // A bin whose bound P1 = Π(R + E)^T is below e^{kNegligibleLog} (with the exponent's rounding far
 // inside the margin) contributes less than 1e-300 to every value: it is set to 0 (pld.md §4).
 constexpr double kNegligibleLog = -800;
-// A complex product's relative error, √2·γ₂ (Higham 2002, Lemma 3.5) < 3u.
-constexpr double kComplexMulError = 3 * kU;
 
 using Complex = std::complex<double>;
 
@@ -126,55 +126,107 @@ ComposedWindow ComposeByFft(const std::vector<SparsePld>& plds,
     const std::int64_t m = static_cast<std::int64_t>(n);
     return static_cast<std::size_t>(((k % m) + m) % m);
   };
-  std::vector<Complex> z(bins, Complex(1, 0));
-  std::vector<double> log_p1(bins, 0.0);   // Σ_j T_j·log(R_jk + E_jk)
-  std::vector<double> abs_log(bins, 0.0);  // Σ_j T_j·|log(R_jk + E_jk)|, for its rounding
-  std::vector<double> a_sum(bins, 0.0);    // Σ_j T_j·log1p(E_jk / R_jk)
-  double total_count = 0;
+  // Per bin, two forms of z_k (eq. 4.9), the one with the smaller error bound kept:
+  //  log form: the exponent Σ_j T_j·log(1 − x_jk), its error bound and absolute terms;
+  //  power form: Π_j ŷ*'^{T_j} with P1 = Π (R + E)^T and a_sum = Σ T·log1p(E/R) (eq. 4.3).
+  // log_bound ≥ log|z_k| decides which bins are negligible.
+  std::vector<Complex> exponent(bins, Complex(0, 0));
+  std::vector<double> exponent_error(bins, 0.0);
+  std::vector<double> exponent_abs(bins, 0.0);
+  std::vector<Complex> power(bins, Complex(1, 0));
+  std::vector<double> log_p1(bins, 0.0);
+  std::vector<double> abs_log(bins, 0.0);
+  std::vector<double> a_sum(bins, 0.0);
+  std::vector<double> log_bound(bins, 0.0);
+  double log_scale = 0;        // Σ_j T_j·log S**_j
+  double log_scale_error = 0;  // Σ_j T_j·|error of log S**_j|
+  double log_scale_abs = 0;    // Σ_j |T_j·log S**_j|
+  std::uint64_t phase = 0;     // Σ_j T_j·reference_j mod n
   double factors = 0;
+  double total_count = 0;
+  bool log_form = true;  // every factor so far has its log form
   for (std::size_t j = 0; j < plds.size(); ++j) {
     if (counts[j] == 0) continue;
     const double t = static_cast<double>(counts[j]);
-    total_count += t;
     factors += 1;
-    const FactorSpectrum spectrum = SpectrumOf(plds[j], n, t, log_p1, kNegligibleLog);
+    total_count += t;
+    const FactorLogSpectrum f = LogSpectrumOf(plds[j], n, t, log_bound, kNegligibleLog);
+    phase = (phase + (counts[j] % n) * f.reference) % n;
+    log_scale += t * f.log_scale;
+    log_scale_abs += std::abs(t * f.log_scale);
+    log_scale_error += t * f.log_scale_error;
+    log_form = log_form && f.has_log_form;
     for (std::size_t k = 0; k < bins; ++k) {
-      if (log_p1[k] < kNegligibleLog) continue;  // z_k and its bound are below 1e-300
-      const double e = spectrum.error[k];        // |ŷ'_k − ŷ_k| ≤ e (pld.md eq. 4.2, 4.6)
-      // |ŷ'_k| as √(re² + im²): ≤ 2u relative, and an underflow of re² or im² (below 1e-300)
-      // is far below e; r ≥ |ŷ_k|.
-      const double r =
-          std::min(spectrum.mass_up, std::sqrt(std::norm(spectrum.bins[k])) * (1 + 3 * kU) + e);
+      if (log_bound[k] < kNegligibleLog) continue;  // z_k and its bound are below e^{−800}
+      const double e = f.bins_error[k];
+      const double r = std::sqrt(std::norm(f.bins[k])) * (1 + 3 * kU) + e;  // ≥ |ŷ_k|
       const double log_re = std::log(r + e);
-      log_p1[k] += t * log_re;
-      if (log_p1[k] < kNegligibleLog) {
-        // |z_k| ≤ P1_k < e^{−800} (pld.md eq. 4.3): z_k is taken as 0 and B_k ≤ 1e-300.
-        z[k] = 0;
-        continue;
+      // log|ŷ_k| ≤ log(R + E), or by the log form log S** + log|1 − x_k|: the smaller, rounded up.
+      double bound = t * log_re;
+      if (f.has_log_form) {
+        bound = std::min(bound, t * (f.log_scale + f.log_scale_error + f.log_abs_upper[k]));
       }
+      log_bound[k] += bound + 2 * kU * std::abs(bound) + 1e-300;
+      if (log_bound[k] < kNegligibleLog) continue;
+      log_p1[k] += t * log_re;
       abs_log[k] += t * std::abs(log_re);
-      a_sum[k] += t * std::log1p(e / r);
-      z[k] = Mul(z[k], Pow(spectrum.bins[k], counts[j]));
+      a_sum[k] += t * (e / r);  // ≥ T·log1p(E/R)
+      power[k] = Mul(power[k], Pow(f.bins[k], counts[j]));
+      if (!log_form) continue;
+      const Complex term = t * f.log_ratio[k];
+      const double term_abs = std::abs(term.real()) + std::abs(term.imag());  // ≥ |term|
+      exponent[k] += term;
+      exponent_abs[k] += term_abs;
+      // The product by T: ≤ u relative per component.
+      exponent_error[k] += t * f.log_error[k] + 2 * kU * term_abs;
     }
   }
-  // ρ = (1 + √2γ₂)^{C} − 1, C = Σ T_j: the relative rounding of all products (pld.md eq. 4.3).
+  // Against z_k:
+  //  log form z''_k = e^{Σ T log S** + Re exponent}·cis(Im exponent)·e^{−2πi·k·phase/n}, error
+  //    ≤ |z_k|·η, η = expm1(E) + E + 16u, E the exponent's error; |z_k| ≤ |z''_k|/(1 − η);
+  //  power form: error ≤ P1·ρ + P1·(1 − e^{−a_sum}), ρ = (1 + √2γ₂)^{ΣT} − 1 (eq. 4.3);
+  //  a negligible bin: z''_k = 0, error ≤ e^{log_bound}.
+  const TwiddleTable& table = Twiddles(n);
+  // Rounding of the sums over J factors: (J + 1)u of their absolute terms.
+  const double sum_rounding = (factors + 1) * kU;
+  const double scale_error = sum_rounding * log_scale_abs + log_scale_error * (1 + 4 * kU);
   const double rho = std::expm1(total_count * std::log1p(kComplexMulError)) * (1 + 1e-6);
-  // Rounding of the exponent sums: log, log1p, the product by T and the sum over J factors.
   const double sum_error = (4 + factors) * kU;
+  std::vector<Complex> z(bins, Complex(0, 0));
   double b_norm = 0;   // Σ_k B_k over the half spectrum
   double z_norm = 0;   // Σ_k |z''_k| over the half spectrum
   double b_norm2 = 0;  // Σ_k B_k²
   double z_norm2 = 0;  // Σ_k |z''_k|²
   for (std::size_t k = 0; k < bins; ++k) {
-    if (log_p1[k] < kNegligibleLog) {  // the bin was set to 0: its error is |z_k| ≤ P1_k
-      b_norm += 1e-300;
-      b_norm2 += 1e-300 * 1e-300;
-      continue;
+    double b;
+    if (log_bound[k] < kNegligibleLog) {
+      b = std::exp(log_bound[k]) * (1 + 4 * kU) + 1e-300;
+    } else {
+      // The power form.
+      const double p1 = std::exp(log_p1[k] + sum_error * abs_log[k]) * (1 + 4 * kU);
+      const double b_power =
+          p1 * rho + p1 * -std::expm1(-a_sum[k] * (1 + sum_error)) * (1 + 4 * kU) + 1e-300;
+      z[k] = power[k];
+      b = b_power;
+      // The log form, where its bound is smaller.
+      const double e = exponent_error[k] + sum_rounding * exponent_abs[k] + scale_error;
+      if (log_form && e < 0.5) {
+        const double magnitude = std::exp(log_scale + exponent[k].real());
+        const auto r = static_cast<std::size_t>((static_cast<std::uint64_t>(k) * phase) & (n - 1));
+        double sin_phase;
+        double cos_phase;
+        ::sincos(exponent[k].imag(), &sin_phase, &cos_phase);  // glibc: each within 1 ulp
+        const Complex by_log =
+            magnitude * Mul(Complex(cos_phase, sin_phase), Complex(table.cos[r], -table.sin[r]));
+        const double eta = std::expm1(e) + e + 16 * kU;
+        const double b_log =
+            std::sqrt(std::norm(by_log)) * (1 + 3 * kU) * eta / (1 - eta) * (1 + 4 * kU) + 1e-300;
+        if (b_log < b_power) {
+          z[k] = by_log;
+          b = b_log;
+        }
+      }
     }
-    // P1 = Π(R+E)^T rounded up: its exponent's rounding added first; 1e-300 covers underflow.
-    const double p1 = std::exp(log_p1[k] + sum_error * abs_log[k]) * (1 + 4 * kU);
-    const double b =
-        p1 * rho + p1 * -std::expm1(-a_sum[k] * (1 + sum_error)) * (1 + 4 * kU) + 1e-300;
     b_norm += b;
     z_norm += std::sqrt(std::norm(z[k])) + 1e-300;
     b_norm2 += b * b;

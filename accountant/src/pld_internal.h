@@ -84,17 +84,36 @@ ComposedWindow ComposeByFft(const std::vector<SparsePld>& plds,
                             const std::vector<std::uint64_t>& counts, std::int64_t first,
                             std::size_t size);
 
-// The transform ŷ_k = Σ_i m_i e^{−2πi·k·index_i/n}, k = 0 … n/2, of one factor's masses, with
-// |bins[k] − ŷ_k| ≤ error[k] (pld.md §4, eq. 4.6) and mass_up ≥ Σ m_i. For a factor run `count`
-// ≥ 16 times its heavy masses and the bins whose count-th power is not negligible (log_p1[k] ≥
-// negligible_log so far) are summed directly, more accurately than the FFT.
-struct FactorSpectrum {
-  std::vector<std::complex<double>> bins;
-  std::vector<double> error;
-  double mass_up = 0;
+// cos and sin of 2πr/n for r < n, within 4u (pld.md eq. 4.6); computed once per size and thread.
+struct TwiddleTable {
+  std::size_t n = 0;
+  std::vector<double> cos;
+  std::vector<double> sin;
 };
-FactorSpectrum SpectrumOf(const SparsePld& pld, std::size_t n, double count,
-                          const std::vector<double>& log_p1, double negligible_log);
+const TwiddleTable& Twiddles(std::size_t n);
+
+// One factor's transform ŷ_k = Σ_i m_i e^{−2πi·k·index_i/n}, k = 0 … n/2, in two forms
+// (pld.md eq. 4.7–4.9):
+//   log form: ŷ_k = e^{−2πi·k·reference/n}·S**·(1 − x_k) for a double S** near the masses' sum,
+//     |log_scale − log S**| ≤ log_scale_error, |log_ratio[k] − log(1 − x_k)| ≤ log_error[k]
+//     (+inf where no bound holds), log_abs_upper[k] ≥ log|1 − x_k|;
+//   direct form: |bins[k] − ŷ_k| ≤ bins_error[k].
+// A bin's power is taken from whichever form bounds its error more tightly. For a factor run
+// `count` ≥ 16 times its heavy masses and the bins whose count-th power is not negligible
+// (log_bound[k] ≥ negligible_log so far) are summed directly (eq. 4.6).
+struct FactorLogSpectrum {
+  bool has_log_form = false;  // the log_* fields are filled only when true
+  std::uint64_t reference = 0;
+  double log_scale = 0;
+  double log_scale_error = 0;
+  std::vector<std::complex<double>> log_ratio;
+  std::vector<double> log_error;
+  std::vector<double> log_abs_upper;
+  std::vector<std::complex<double>> bins;
+  std::vector<double> bins_error;
+};
+FactorLogSpectrum LogSpectrumOf(const SparsePld& pld, std::size_t n, double count,
+                                const std::vector<double>& log_bound, double negligible_log);
 
 // One direction's composed PLD with every term of its δ bound (pld.md §6).
 struct DirectionPld {

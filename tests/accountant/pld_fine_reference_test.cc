@@ -25,7 +25,7 @@ using nlohmann::json;
 
 // pld.md §5: the default grid's ε is at most kRelativeBound above the finest grid's, plus
 // kAbsoluteBound (one step of a coarse grid, where ε is a few steps).
-constexpr double kRelativeBound = 2e-3;
+constexpr double kRelativeBound = 5e-3;
 constexpr double kAbsoluteBound = 1e-4;
 // Under the sanitizers (10× slower) every fourth case; all of them in the Release run.
 #if defined(__SANITIZE_ADDRESS__)

@@ -15,8 +15,9 @@
 namespace rdpkit::accountant {
 
 struct PldOptions {
-  // The grid step is chosen so that the composed window spans at least 2^log2_points points
-  // (fewer points are faster and less tight, never unsound), and finer where the discretisation
+  // The grid step is chosen so that the composed window spans between 2^(log2_points − 1) and
+  // 2^log2_points points (fewer points are faster and less tight, never unsound), and finer where
+  // the discretisation
   // would otherwise add more than a few percent to the variance of the privacy loss (small
   // sampling probabilities over many rounds), up to 2^log2_max_points points. log2_points in
   // [10, 20], log2_max_points in [log2_points, 20].
