@@ -115,49 +115,38 @@ double RealFft::InverseNormErrorFactor() const {
   return 4 * GrowthMinusOne(2 * kStageError, ComplexStages(n_) + 1);
 }
 
-ComposedWindow ComposeByFft(const std::vector<SparsePld>& plds,
-                            const std::vector<std::uint64_t>& counts, std::int64_t first,
-                            std::size_t size) {
-  RDPKIT_CHECK(plds.size() == counts.size());
-  const std::size_t n = size;
-  const std::size_t bins = n / 2 + 1;
-  const RealFft fft(n);
-  const auto position = [n](std::int64_t k) {
-    const std::int64_t m = static_cast<std::int64_t>(n);
-    return static_cast<std::size_t>(((k % m) + m) % m);
-  };
-  // Per bin, two forms of z_k (eq. 4.9), the one with the smaller error bound kept:
-  //  log form: the exponent Σ_j T_j·log(1 − x_jk), its error bound and absolute terms;
-  //  power form: Π_j ŷ*'^{T_j} with P1 = Π (R + E)^T and a_sum = Σ T·log1p(E/R) (eq. 4.3).
-  // log_bound ≥ log|z_k| decides which bins are negligible.
-  std::vector<Complex> exponent(bins, Complex(0, 0));
-  std::vector<double> exponent_error(bins, 0.0);
-  std::vector<double> exponent_abs(bins, 0.0);
-  std::vector<Complex> power(bins, Complex(1, 0));
-  std::vector<double> log_p1(bins, 0.0);
-  std::vector<double> abs_log(bins, 0.0);
-  std::vector<double> a_sum(bins, 0.0);
-  std::vector<double> log_bound(bins, 0.0);
-  double log_scale = 0;        // Σ_j T_j·log S**_j
-  double log_scale_error = 0;  // Σ_j T_j·|error of log S**_j|
-  double log_scale_abs = 0;    // Σ_j |T_j·log S**_j|
-  std::uint64_t phase = 0;     // Σ_j T_j·reference_j mod n
-  double factors = 0;
-  double total_count = 0;
-  bool log_form = true;  // every factor so far has its log form
-  for (std::size_t j = 0; j < plds.size(); ++j) {
-    if (counts[j] == 0) continue;
-    const double t = static_cast<double>(counts[j]);
-    factors += 1;
-    total_count += t;
-    const FactorLogSpectrum f = LogSpectrumOf(plds[j], n, t, log_bound, kNegligibleLog);
-    phase = (phase + (counts[j] % n) * f.reference) % n;
-    log_scale += t * f.log_scale;
-    log_scale_abs += std::abs(t * f.log_scale);
-    log_scale_error += t * f.log_scale_error;
-    log_form = log_form && f.has_log_form;
-    for (std::size_t k = 0; k < bins; ++k) {
-      if (log_bound[k] < kNegligibleLog) continue;  // z_k and its bound are below e^{−800}
+namespace {
+
+// Per bin, two forms of z_k = Π_j ŷ_jk^{T_j} (pld.md eq. 4.9), accumulated factor by factor:
+//  power form: Π_j ŷ'^{T_j} with P1 = Π (R + E)^T and a_sum ≥ Σ T·log1p(E/R) (eq. 4.3);
+//  log form: the exponent Σ_j T_j·log(1 − x_jk), its error bound and absolute terms.
+// log_bound ≥ log|z_k| decides which bins are negligible.
+class BinPowers {
+ public:
+  explicit BinPowers(std::size_t n)
+      : n_(n),
+        bins_(n / 2 + 1),
+        exponent_(bins_, Complex(0, 0)),
+        exponent_error_(bins_, 0.0),
+        exponent_abs_(bins_, 0.0),
+        power_(bins_, Complex(1, 0)),
+        log_p1_(bins_, 0.0),
+        abs_log_(bins_, 0.0),
+        a_sum_(bins_, 0.0),
+        log_bound_(bins_, 0.0) {}
+
+  void Add(const SparsePld& pld, std::uint64_t count) {
+    const double t = static_cast<double>(count);
+    factors_ += 1;
+    total_count_ += t;
+    const FactorLogSpectrum f = LogSpectrumOf(pld, n_, t, log_bound_, kNegligibleLog);
+    phase_ = (phase_ + (count % n_) * f.reference) % n_;
+    log_scale_ += t * f.log_scale;
+    log_scale_abs_ += std::abs(t * f.log_scale);
+    log_scale_error_ += t * f.log_scale_error;
+    log_form_ = log_form_ && f.has_log_form;
+    for (std::size_t k = 0; k < bins_; ++k) {
+      if (log_bound_[k] < kNegligibleLog) continue;  // z_k and its bound are below e^{−800}
       const double e = f.bins_error[k];
       const double r = std::sqrt(std::norm(f.bins[k])) * (1 + 3 * kU) + e;  // ≥ |ŷ_k|
       const double log_re = std::log(r + e);
@@ -166,67 +155,95 @@ ComposedWindow ComposeByFft(const std::vector<SparsePld>& plds,
       if (f.has_log_form) {
         bound = std::min(bound, t * (f.log_scale + f.log_scale_error + f.log_abs_upper[k]));
       }
-      log_bound[k] += bound + 2 * kU * std::abs(bound) + 1e-300;
-      if (log_bound[k] < kNegligibleLog) continue;
-      log_p1[k] += t * log_re;
-      abs_log[k] += t * std::abs(log_re);
-      a_sum[k] += t * (e / r);  // ≥ T·log1p(E/R)
-      power[k] = Mul(power[k], Pow(f.bins[k], counts[j]));
-      if (!log_form) continue;
+      log_bound_[k] += bound + 2 * kU * std::abs(bound) + 1e-300;
+      if (log_bound_[k] < kNegligibleLog) continue;
+      log_p1_[k] += t * log_re;
+      abs_log_[k] += t * std::abs(log_re);
+      a_sum_[k] += t * (e / r);  // ≥ T·log1p(E/R)
+      power_[k] = Mul(power_[k], Pow(f.bins[k], count));
+      if (!log_form_) continue;
       const Complex term = t * f.log_ratio[k];
       const double term_abs = std::abs(term.real()) + std::abs(term.imag());  // ≥ |term|
-      exponent[k] += term;
-      exponent_abs[k] += term_abs;
+      exponent_[k] += term;
+      exponent_abs_[k] += term_abs;
       // The product by T: ≤ u relative per component.
-      exponent_error[k] += t * f.log_error[k] + 2 * kU * term_abs;
+      exponent_error_[k] += t * f.log_error[k] + 2 * kU * term_abs;
     }
   }
-  // Against z_k:
-  //  log form z''_k = e^{Σ T log S** + Re exponent}·cis(Im exponent)·e^{−2πi·k·phase/n}, error
-  //    ≤ |z_k|·η, η = expm1(E) + E + 16u, E the exponent's error; |z_k| ≤ |z''_k|/(1 − η);
-  //  power form: error ≤ P1·ρ + P1·(1 − e^{−a_sum}), ρ = (1 + √2γ₂)^{ΣT} − 1 (eq. 4.3);
-  //  a negligible bin: z''_k = 0, error ≤ e^{log_bound}.
-  const TwiddleTable& table = Twiddles(n);
-  // Rounding of the sums over J factors: (J + 1)u of their absolute terms.
-  const double sum_rounding = (factors + 1) * kU;
-  const double scale_error = sum_rounding * log_scale_abs + log_scale_error * (1 + 4 * kU);
-  const double rho = std::expm1(total_count * std::log1p(kComplexMulError)) * (1 + 1e-6);
-  const double sum_error = (4 + factors) * kU;
+
+  // z''_k and B_k ≥ |z''_k − z_k|, the form with the smaller bound (eq. 4.9):
+  //  power form: B ≤ P1·ρ + P1·(1 − e^{−a_sum}), ρ = (1 + √2γ₂)^{ΣT} − 1 (eq. 4.3);
+  //  log form: z''_k = e^{Σ T log S** + Re exponent}·cis(Im exponent)·e^{−2πi·k·phase/n},
+  //    B ≤ |z_k|·η, η = expm1(E) + E + 16u, E the exponent's error; |z_k| ≤ |z''_k|/(1 − η);
+  //  a negligible bin: z''_k = 0, B ≤ e^{log_bound}.
+  std::pair<Complex, double> Bin(std::size_t k) const {
+    if (log_bound_[k] < kNegligibleLog) return {0, std::exp(log_bound_[k]) * (1 + 4 * kU) + 1e-300};
+    // Rounding of the sums over J factors: (J + 1)u of their absolute terms (sum_error also the
+    // logs in the exponent of P1).
+    const double sum_rounding = (factors_ + 1) * kU;
+    const double sum_error = (4 + factors_) * kU;
+    const double rho = std::expm1(total_count_ * std::log1p(kComplexMulError)) * (1 + 1e-6);
+    const double p1 = std::exp(log_p1_[k] + sum_error * abs_log_[k]) * (1 + 4 * kU);
+    const double b_power =
+        p1 * rho + p1 * -std::expm1(-a_sum_[k] * (1 + sum_error)) * (1 + 4 * kU) + 1e-300;
+    const double scale_error = sum_rounding * log_scale_abs_ + log_scale_error_ * (1 + 4 * kU);
+    const double e = exponent_error_[k] + sum_rounding * exponent_abs_[k] + scale_error;
+    if (!log_form_ || !(e < 0.5)) return {power_[k], b_power};
+    const TwiddleTable& table = Twiddles(n_);
+    const double magnitude = std::exp(log_scale_ + exponent_[k].real());
+    const auto r = static_cast<std::size_t>((static_cast<std::uint64_t>(k) * phase_) & (n_ - 1));
+    double sin_phase;
+    double cos_phase;
+    ::sincos(exponent_[k].imag(), &sin_phase, &cos_phase);  // glibc: each within 1 ulp
+    const Complex by_log =
+        magnitude * Mul(Complex(cos_phase, sin_phase), Complex(table.cos[r], -table.sin[r]));
+    const double eta = std::expm1(e) + e + 16 * kU;
+    const double b_log =
+        std::sqrt(std::norm(by_log)) * (1 + 3 * kU) * eta / (1 - eta) * (1 + 4 * kU) + 1e-300;
+    if (b_log < b_power) return {by_log, b_log};
+    return {power_[k], b_power};
+  }
+
+ private:
+  std::size_t n_;
+  std::size_t bins_;
+  std::vector<Complex> exponent_;
+  std::vector<double> exponent_error_;
+  std::vector<double> exponent_abs_;
+  std::vector<Complex> power_;
+  std::vector<double> log_p1_;
+  std::vector<double> abs_log_;
+  std::vector<double> a_sum_;
+  std::vector<double> log_bound_;
+  double log_scale_ = 0;        // Σ_j T_j·log S**_j
+  double log_scale_error_ = 0;  // Σ_j T_j·|error of log S**_j|
+  double log_scale_abs_ = 0;    // Σ_j |T_j·log S**_j|
+  std::uint64_t phase_ = 0;     // Σ_j T_j·reference_j mod n
+  double factors_ = 0;
+  double total_count_ = 0;
+  bool log_form_ = true;  // every factor has its log form
+};
+
+}  // namespace
+
+ComposedWindow ComposeByFft(const std::vector<SparsePld>& plds,
+                            const std::vector<std::uint64_t>& counts, std::int64_t first,
+                            std::size_t size) {
+  RDPKIT_CHECK(plds.size() == counts.size());
+  const std::size_t n = size;
+  const std::size_t bins = n / 2 + 1;
+  BinPowers powers(n);
+  for (std::size_t j = 0; j < plds.size(); ++j) {
+    if (counts[j] > 0) powers.Add(plds[j], counts[j]);
+  }
   std::vector<Complex> z(bins, Complex(0, 0));
   double b_norm = 0;   // Σ_k B_k over the half spectrum
   double z_norm = 0;   // Σ_k |z''_k| over the half spectrum
   double b_norm2 = 0;  // Σ_k B_k²
   double z_norm2 = 0;  // Σ_k |z''_k|²
   for (std::size_t k = 0; k < bins; ++k) {
-    double b;
-    if (log_bound[k] < kNegligibleLog) {
-      b = std::exp(log_bound[k]) * (1 + 4 * kU) + 1e-300;
-    } else {
-      // The power form.
-      const double p1 = std::exp(log_p1[k] + sum_error * abs_log[k]) * (1 + 4 * kU);
-      const double b_power =
-          p1 * rho + p1 * -std::expm1(-a_sum[k] * (1 + sum_error)) * (1 + 4 * kU) + 1e-300;
-      z[k] = power[k];
-      b = b_power;
-      // The log form, where its bound is smaller.
-      const double e = exponent_error[k] + sum_rounding * exponent_abs[k] + scale_error;
-      if (log_form && e < 0.5) {
-        const double magnitude = std::exp(log_scale + exponent[k].real());
-        const auto r = static_cast<std::size_t>((static_cast<std::uint64_t>(k) * phase) & (n - 1));
-        double sin_phase;
-        double cos_phase;
-        ::sincos(exponent[k].imag(), &sin_phase, &cos_phase);  // glibc: each within 1 ulp
-        const Complex by_log =
-            magnitude * Mul(Complex(cos_phase, sin_phase), Complex(table.cos[r], -table.sin[r]));
-        const double eta = std::expm1(e) + e + 16 * kU;
-        const double b_log =
-            std::sqrt(std::norm(by_log)) * (1 + 3 * kU) * eta / (1 - eta) * (1 + 4 * kU) + 1e-300;
-        if (b_log < b_power) {
-          z[k] = by_log;
-          b = b_log;
-        }
-      }
-    }
+    const auto [value, b] = powers.Bin(k);
+    z[k] = value;
     b_norm += b;
     z_norm += std::sqrt(std::norm(z[k])) + 1e-300;
     b_norm2 += b * b;
@@ -236,14 +253,17 @@ ComposedWindow ComposeByFft(const std::vector<SparsePld>& plds,
   z_norm = SumUpper(z_norm * (1 + 3 * kU), bins);
   b_norm2 = std::sqrt(SumUpper(b_norm2 * (1 + 2 * kU), bins)) * (1 + 2 * kU);
   z_norm2 = std::sqrt(SumUpper(z_norm2 * (1 + 4 * kU), bins)) * (1 + 2 * kU);
+  const RealFft fft(n);
   std::vector<double> inverse;
   fft.Inverse(z, inverse);
   ComposedWindow out;
   out.first = first;
   out.values.resize(n);
   const double inv_n = 1 / static_cast<double>(n);  // exact: n is a power of 2
+  const auto m = static_cast<std::int64_t>(n);
   for (std::size_t i = 0; i < n; ++i) {
-    out.values[i] = inverse[position(first + static_cast<std::int64_t>(i))] * inv_n;
+    const std::int64_t k = first + static_cast<std::int64_t>(i);
+    out.values[i] = inverse[static_cast<std::size_t>(((k % m) + m) % m)] * inv_n;
   }
   // |v'_i − v_i| ≤ (G·‖z''‖₁ + 2‖B‖₁)/n over the half spectrum: the inverse's own round-off,
   // and the error of z'' (each bin but 0 and n/2 appears twice in the full spectrum) (eq. 4.4).

@@ -104,163 +104,176 @@ const TwiddleTable& Twiddles(std::size_t n) {
   return table;
 }
 
-FactorLogSpectrum LogSpectrumOf(const SparsePld& pld, std::size_t n, double count,
-                                const std::vector<double>& log_bound, double negligible_log) {
-  const std::size_t bins = n / 2 + 1;
-  const std::size_t masses = pld.index.size();
-  RDPKIT_CHECK(masses > 0);
-  const auto m = static_cast<std::int64_t>(n);
-  std::vector<std::uint64_t> positions(masses);
-  for (std::size_t i = 0; i < masses; ++i) {
-    positions[i] = static_cast<std::uint64_t>(((pld.index[i] % m) + m) % m);
+namespace {
+
+// One factor's transform: the reference mass, the rest's transform R_k with its error bound, and
+// the two forms of each bin (pld.md eq. 4.6–4.9).
+class FactorTransform {
+ public:
+  FactorTransform(const SparsePld& pld, std::size_t n)
+      : pld_(pld), n_(n), bins_(n / 2 + 1), mask_(n - 1), table_(Twiddles(n)) {
+    const std::size_t masses = pld.index.size();
+    RDPKIT_CHECK(masses > 0);
+    const auto m = static_cast<std::int64_t>(n);
+    positions_.resize(masses);
+    for (std::size_t i = 0; i < masses; ++i) {
+      positions_[i] = static_cast<std::uint64_t>(((pld.index[i] % m) + m) % m);
+    }
+    // The reference: the heaviest mass; the rest at offsets from it (n is a power of 2).
+    reference_ = static_cast<std::size_t>(std::max_element(pld.mass.begin(), pld.mass.end()) -
+                                          pld.mass.begin());
+    offsets_.resize(masses);
+    for (std::size_t i = 0; i < masses; ++i) {
+      offsets_[i] = (positions_[i] + n - positions_[reference_]) & mask_;
+    }
+    // S** = m₀ + s_rest, a double, with s_rest close to the other masses' sum (so that x is
+    // small) and known exactly as hi + lo (an error-free sum): m₀ + R_k = S** − d_k exactly for
+    // d_k = s_rest − R_k, and x_k = d_k/S** (pld.md eq. 4.7).
+    not_rest_.assign(masses, false);
+    not_rest_[reference_] = true;
+    rest_ = SumUpper(pld.mass, &not_rest_);
+    const double m0 = pld.mass[reference_];
+    total_ = m0 + rest_;
+    rest_hi_ = total_ - m0;
+    const double b = rest_hi_ - total_;  // TwoSum: total − m₀ = rest_hi + rest_lo exactly
+    rest_lo_ = (total_ - (rest_hi_ - b)) + (-m0 - b);
   }
-  // The reference: the heaviest mass; the rest at offsets from it.
-  const std::size_t reference = static_cast<std::size_t>(
-      std::max_element(pld.mass.begin(), pld.mass.end()) - pld.mass.begin());
-  FactorLogSpectrum out;
-  out.reference = positions[reference];
-  std::vector<std::uint64_t> offsets(masses);
-  const std::uint64_t mask = n - 1;  // n is a power of 2: x mod n = x & mask
-  for (std::size_t i = 0; i < masses; ++i) offsets[i] = (positions[i] + n - out.reference) & mask;
-  // S** = m₀ + s_rest, a double, with s_rest close to the other masses' sum (so that x is small)
-  // and known exactly as hi + lo (an error-free sum): m₀ + R_k = S** − d_k exactly for
-  // d_k = s_rest − R_k, and x_k = d_k/S** (pld.md eq. 4.7).
-  std::vector<bool> not_rest(masses, false);
-  not_rest[reference] = true;
-  const double rest = SumUpper(pld.mass, &not_rest);
-  const double total = pld.mass[reference] + rest;  // S**
-  const double rest_hi = total - pld.mass[reference];
-  const double rest_lo = [&] {  // TwoSum: total − m₀ = rest_hi + rest_lo exactly
-    const double b = rest_hi - total;
-    return (total - (rest_hi - b)) + (-pld.mass[reference] - b);
-  }();
-  // log S**, within 2u·|log S**| (log within 1 ulp).
-  out.log_scale = std::log(total);
-  out.log_scale_error = 2 * kU * std::abs(out.log_scale) + 1e-300;
-  // The other heavy masses (largest first), by table for every bin.
-  std::vector<std::size_t> heavy;
-  if (count >= kDirectMinCount) {
-    std::vector<std::size_t> order(masses);
-    std::iota(order.begin(), order.end(), std::size_t{0});
-    const std::size_t keep = std::min(kMaxHeavy + 1, masses);
-    std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(keep), order.end(),
-                      [&](std::size_t a, std::size_t b) { return pld.mass[a] > pld.mass[b]; });
-    for (std::size_t i = 0; i < keep; ++i) {
-      if (order[i] != reference && pld.mass[order[i]] >= kHeavyShare * total) {
-        heavy.push_back(order[i]);
+
+  // R_k by an FFT of the light masses and, for a factor run ≥ kDirectMinCount times, its heavy
+  // masses by table (eq. 4.6).
+  void RestTransform(double count) {
+    const std::size_t masses = pld_.index.size();
+    std::vector<std::size_t> heavy;
+    if (count >= kDirectMinCount) {
+      std::vector<std::size_t> order(masses);
+      std::iota(order.begin(), order.end(), std::size_t{0});
+      const std::size_t keep = std::min(kMaxHeavy + 1, masses);
+      std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(keep),
+                        order.end(),
+                        [&](std::size_t a, std::size_t b) { return pld_.mass[a] > pld_.mass[b]; });
+      for (std::size_t i = 0; i < keep; ++i) {
+        if (order[i] != reference_ && pld_.mass[order[i]] >= kHeavyShare * total_) {
+          heavy.push_back(order[i]);
+        }
+      }
+    }
+    std::vector<bool> not_light = not_rest_;
+    for (const std::size_t i : heavy) not_light[i] = true;
+    const double light = SumUpper(pld_.mass, &not_light);
+    // The indices are distinct and increasing, so at most f = ⌈span/n⌉ share a position; their
+    // sum to nearest is within f·u of them.
+    const double most_folded = std::ceil(
+        static_cast<double>(pld_.index.back() - pld_.index.front() + 1) / static_cast<double>(n_));
+    thread_local std::vector<double> y;
+    y.assign(n_, 0.0);
+    for (std::size_t i = 0; i < masses; ++i) {
+      if (!not_light[i]) y[offsets_[i]] += pld_.mass[i];
+    }
+    const RealFft fft(n_);
+    fft.Forward(y, transform_);
+    error_.assign(bins_, (fft.ForwardErrorFactor() + most_folded * kU) * light +
+                             kTermError * rest_ +
+                             (static_cast<double>(heavy.size()) + 1) * 1.5 * kU * rest_);
+    for (const std::size_t i : heavy) {
+      const double mass = pld_.mass[i];
+      const std::uint64_t p = offsets_[i];
+      std::uint64_t r = 0;
+      for (std::size_t k = 0; k < bins_; ++k, r = (r + p) & mask_) {
+        transform_[k] += Complex(mass * table_.cos[r], -mass * table_.sin[r]);
       }
     }
   }
-  std::vector<bool> not_light = not_rest;
-  for (const std::size_t i : heavy) not_light[i] = true;
-  const double light = SumUpper(pld.mass, &not_light);
-  // R_k = Σ_rest m_i·w^{k·offset_i}: the light masses by FFT (masses folding onto one position
-  // summed to nearest: (f − 1)u·S_light for at most f per position), the heavy ones by table
-  // (pld.md eq. 4.6).
-  // The indices are distinct and increasing, so at most ⌈span/n⌉ of them share a position.
-  const double most_folded = std::ceil(
-      static_cast<double>(pld.index.back() - pld.index.front() + 1) / static_cast<double>(n));
-  thread_local std::vector<double> y;
-  y.assign(n, 0.0);
-  for (std::size_t i = 0; i < masses; ++i) {
-    if (!not_light[i]) y[offsets[i]] += pld.mass[i];
+
+  // x_k = (s_rest − R_k)/S** and e ≥ |x' − x|: |R' − R|/S** plus the subtraction, the addition
+  // of lo and the division, ≤ 4u·|x'| (eq. 4.7).
+  std::pair<Complex, double> Deficit(std::size_t k) const {
+    const Complex x = ((rest_hi_ - transform_[k]) + rest_lo_) / total_;
+    return {x, error_[k] / total_ * (1 + 4 * kU) + 4 * kU * Modulus(x)};
   }
-  thread_local std::vector<Complex> transform;
-  const RealFft fft(n);
-  fft.Forward(y, transform);
-  thread_local std::vector<double> error;
-  error.assign(bins, (fft.ForwardErrorFactor() + most_folded * kU) * light + kTermError * rest +
-                         (static_cast<double>(heavy.size()) + 1) * 1.5 * kU * rest);
-  const TwiddleTable& table = Twiddles(n);
-  for (const std::size_t i : heavy) {
-    const double mass = pld.mass[i];
-    const std::uint64_t p = offsets[i];
-    std::uint64_t r = 0;
-    for (std::size_t k = 0; k < bins; ++k, r = (r + p) & mask) {
-      transform[k] += Complex(mass * table.cos[r], -mass * table.sin[r]);
-    }
-  }
-  // x_k = (s_rest − R_k)/S** (pld.md eq. 4.7) and its error bound. Moduli as √(re² + im²), within
-  // 2u (far cheaper than hypot; no overflow at these magnitudes, underflow far below the bounds).
-  const auto modulus = [](Complex c) { return std::sqrt(std::norm(c)); };
-  const auto deficit = [&](std::size_t k) {
-    // |x' − x| ≤ |R' − R|/S** + the subtraction, the addition of lo and the division: ≤ 4u·|x'|
-    // for those (eq. 4.7).
-    const Complex x = ((rest_hi - transform[k]) + rest_lo) / total;
-    const double e = error[k] / total * (1 + 4 * kU) + 4 * kU * modulus(x);
-    return std::pair<Complex, double>{x, e};
-  };
-  // Direct sums for the bins the power would amplify (within the budget).
-  std::vector<bool> direct;
-  std::vector<Complex> direct_value;
-  if (count >= kDirectMinCount) {
+
+  // The bins the power would amplify, by two compensated sums each (within the budget): R_k over
+  // the other masses at their offsets, ŷ_k over all masses at their positions (eq. 4.6).
+  void DirectBins(double count, const std::vector<double>& log_bound, double negligible_log) {
+    if (count < kDirectMinCount) return;
     // count·log(|1 − x| + e) > kDirectLog ⟺ |1 − x| + e > e^{kDirectLog/count}.
     const double threshold = std::exp(kDirectLog / count);
     std::vector<std::size_t> wanted;
-    for (std::size_t k = 0; k < bins; ++k) {
+    for (std::size_t k = 0; k < bins_; ++k) {
       if (log_bound[k] < negligible_log) continue;
-      const auto [x, e] = deficit(k);
-      if (modulus(1.0 - x) + e > threshold) wanted.push_back(k);
+      const auto [x, e] = Deficit(k);
+      if (Modulus(1.0 - x) + e > threshold) wanted.push_back(k);
     }
-    if (wanted.size() * masses <= kDirectBudget) {
-      // Two compensated sums per bin: R_k over the other masses at their offsets (log form),
-      // and ŷ_k over all masses at their positions (direct form), each within 9u of its mass.
-      direct.assign(bins, false);
-      direct_value.assign(bins, Complex(0, 0));
-      for (const std::size_t k : wanted) {
-        double re = 0;
-        double re_carry = 0;
-        double im = 0;
-        double im_carry = 0;
-        double full_re = 0;
-        double full_re_carry = 0;
-        double full_im = 0;
-        double full_im_carry = 0;
-        const auto kk = static_cast<std::uint64_t>(k);
-        for (std::size_t i = 0; i < masses; ++i) {
-          const auto a = static_cast<std::size_t>((kk * positions[i]) & mask);
-          KahanAdd(full_re, full_re_carry, pld.mass[i] * table.cos[a]);
-          KahanAdd(full_im, full_im_carry, -pld.mass[i] * table.sin[a]);
-          if (i == reference) continue;
-          const auto r = static_cast<std::size_t>((kk * offsets[i]) & mask);
-          KahanAdd(re, re_carry, pld.mass[i] * table.cos[r]);
-          KahanAdd(im, im_carry, -pld.mass[i] * table.sin[r]);
-        }
-        transform[k] = {re, im};
-        error[k] = (kTermError + kKahanError) * rest;
-        direct[k] = true;
-        direct_value[k] = {full_re, full_im};
+    const std::size_t masses = pld_.index.size();
+    if (wanted.size() * masses > kDirectBudget) return;
+    direct_.assign(bins_, false);
+    direct_value_.assign(bins_, Complex(0, 0));
+    for (const std::size_t k : wanted) {
+      double sums[8] = {0, 0, 0, 0, 0, 0, 0, 0};  // rest re, carry, im, carry; full re, …
+      const auto kk = static_cast<std::uint64_t>(k);
+      for (std::size_t i = 0; i < masses; ++i) {
+        const auto a = static_cast<std::size_t>((kk * positions_[i]) & mask_);
+        KahanAdd(sums[4], sums[5], pld_.mass[i] * table_.cos[a]);
+        KahanAdd(sums[6], sums[7], -pld_.mass[i] * table_.sin[a]);
+        if (i == reference_) continue;
+        const auto r = static_cast<std::size_t>((kk * offsets_[i]) & mask_);
+        KahanAdd(sums[0], sums[1], pld_.mass[i] * table_.cos[r]);
+        KahanAdd(sums[2], sums[3], -pld_.mass[i] * table_.sin[r]);
       }
+      transform_[k] = {sums[0], sums[2]};
+      error_[k] = (kTermError + kKahanError) * rest_;
+      direct_[k] = true;
+      direct_value_[k] = {sums[4], sums[6]};
     }
   }
-  // The log form pays where the reference holds most of the mass (x small: its errors are those
-  // of the rest); elsewhere the direct form is as tight and cheaper.
-  out.has_log_form = rest <= kLogFormShare * total;
-  if (out.has_log_form) {
-    out.log_ratio.resize(bins);
-    out.log_error.resize(bins);
-    out.log_abs_upper.resize(bins);
-  }
-  out.bins.resize(bins);
-  out.bins_error.resize(bins);
-  for (std::size_t k = 0; k < bins; ++k) {
-    if (log_bound[k] < negligible_log) continue;  // the bin is 0 already
-    // ŷ'_k: the direct sum, within 9u·S; else w^{k·p₀}·(m₀ + R'_k), where the addition (u), the
-    // table twiddle (4u) and the complex product (√2γ₂ < 3u) add ≤ 8u·|ŷ'_k| to R's error
-    // (eq. 4.9).
-    if (!direct.empty() && direct[k]) {
-      out.bins[k] = direct_value[k];
-      out.bins_error[k] = (kTermError + kKahanError) * total * (1 + 2 * kU);
-    } else {
-      const std::size_t r = (static_cast<std::uint64_t>(k) * out.reference) & mask;
-      out.bins[k] = (pld.mass[reference] + transform[k]) * Complex(table.cos[r], -table.sin[r]);
-      out.bins_error[k] = error[k] + 8 * kU * modulus(out.bins[k]);
+
+  // Both forms of every non-negligible bin (eq. 4.8, 4.9).
+  FactorLogSpectrum Forms(const std::vector<double>& log_bound, double negligible_log) const {
+    FactorLogSpectrum out;
+    out.reference = positions_[reference_];
+    // log S**, within 2u·|log S**| (log within 1 ulp).
+    out.log_scale = std::log(total_);
+    out.log_scale_error = 2 * kU * std::abs(out.log_scale) + 1e-300;
+    // The log form pays where the reference holds most of the mass (x small: its errors are
+    // those of the rest); elsewhere the direct form is as tight and cheaper.
+    out.has_log_form = rest_ <= kLogFormShare * total_;
+    if (out.has_log_form) {
+      out.log_ratio.resize(bins_);
+      out.log_error.resize(bins_);
+      out.log_abs_upper.resize(bins_);
     }
-    if (!out.has_log_form) continue;
-    const auto [x, e] = deficit(k);
-    // log(1 − x) and |log(1 − x') − log(1 − x)| ≤ e/(|1 − x'| − e) + rounding (eq. 4.8).
+    out.bins.resize(bins_);
+    out.bins_error.resize(bins_);
+    for (std::size_t k = 0; k < bins_; ++k) {
+      if (log_bound[k] < negligible_log) continue;  // the bin is 0 already
+      DirectForm(k, out);
+      if (out.has_log_form) LogForm(k, out);
+    }
+    return out;
+  }
+
+ private:
+  // Moduli as √(re² + im²), within 2u (far cheaper than hypot; no overflow at these magnitudes,
+  // underflow far below the bounds).
+  static double Modulus(Complex c) { return std::sqrt(std::norm(c)); }
+
+  // ŷ'_k: the direct sum, within 9u·S; else w^{k·p₀}·(m₀ + R'_k), where the addition (u), the
+  // table twiddle (4u) and the complex product (√2γ₂ < 3u) add ≤ 8u·|ŷ'_k| to R's error.
+  void DirectForm(std::size_t k, FactorLogSpectrum& out) const {
+    if (!direct_.empty() && direct_[k]) {
+      out.bins[k] = direct_value_[k];
+      out.bins_error[k] = (kTermError + kKahanError) * total_ * (1 + 2 * kU);
+      return;
+    }
+    const std::size_t r = (static_cast<std::uint64_t>(k) * out.reference) & mask_;
+    out.bins[k] = (pld_.mass[reference_] + transform_[k]) * Complex(table_.cos[r], -table_.sin[r]);
+    out.bins_error[k] = error_[k] + 8 * kU * Modulus(out.bins[k]);
+  }
+
+  // log(1 − x) and |log(1 − x') − log(1 − x)| ≤ e/(|1 − x'| − e) + rounding (eq. 4.8).
+  void LogForm(std::size_t k, FactorLogSpectrum& out) const {
+    const auto [x, e] = Deficit(k);
     const LogValue l = ComplexLog1p(-x);
-    const double lower = modulus(1.0 - x) * (1 - 3 * kU);
+    const double lower = Modulus(1.0 - x) * (1 - 3 * kU);
     out.log_ratio[k] = l.value;
     if (lower > 2 * e) {
       out.log_error[k] = e / (lower - e) * (1 + 4 * kU) + l.rounding;
@@ -272,7 +285,34 @@ FactorLogSpectrum LogSpectrumOf(const SparsePld& pld, std::size_t n, double coun
       out.log_abs_upper[k] = log_abs + 4 * kU * std::abs(log_abs) + 1e-300;
     }
   }
-  return out;
+
+  const SparsePld& pld_;
+  std::size_t n_;
+  std::size_t bins_;
+  std::uint64_t mask_;
+  const TwiddleTable& table_;
+  std::vector<std::uint64_t> positions_;
+  std::vector<std::uint64_t> offsets_;
+  std::size_t reference_ = 0;
+  std::vector<bool> not_rest_;
+  double rest_ = 0;
+  double total_ = 0;  // S**
+  double rest_hi_ = 0;
+  double rest_lo_ = 0;
+  std::vector<Complex> transform_;  // R'_k
+  std::vector<double> error_;       // ≥ |R'_k − R_k|
+  std::vector<bool> direct_;
+  std::vector<Complex> direct_value_;
+};
+
+}  // namespace
+
+FactorLogSpectrum LogSpectrumOf(const SparsePld& pld, std::size_t n, double count,
+                                const std::vector<double>& log_bound, double negligible_log) {
+  FactorTransform transform(pld, n);
+  transform.RestTransform(count);
+  transform.DirectBins(count, log_bound, negligible_log);
+  return transform.Forms(log_bound, negligible_log);
 }
 
 }  // namespace rdpkit::accountant::internal
