@@ -46,6 +46,10 @@ constexpr double kMaxTotalCount = 1e12;
 // Distinct (shift, q) mechanisms a PLD composes, and the smallest shift (1/σ) it discretises;
 // beyond either it leaves the event to RDP (bounded time on any input).
 constexpr std::size_t kMaxDistinctFactors = 64;
+// The cells of all bounded pairs, and the distinct mechanisms × window points of one
+// composition, that a PLD works through at most (bounded time on any input; beyond: RDP).
+constexpr double kMaxTotalCells = 0x1p23;
+constexpr double kMaxTransformPoints = 0x1p24;
 constexpr double kMinShift = 1e-4;
 
 // ---- Factors of the event ----
@@ -143,6 +147,18 @@ struct Bases {
 
 Bases Discretize(const std::vector<PldFactor>& factors, PldDirection direction, double h,
                  double tail_mass) {
+  // Bounded work: a bounded pair is discretised on every grid point of its loss range (at most
+  // 2E/h of them); all of them together at most kMaxTotalCells.
+  double cells = 0;
+  for (const PldFactor& f : factors) {
+    if (f.mechanism == PldMechanism::kLaplace || f.mechanism == PldMechanism::kBoundedRange) {
+      cells += std::min(0x1p21, 2 * f.parameter / h);
+    }
+  }
+  if (!(cells <= kMaxTotalCells)) {
+    throw NumericalError("pld: discretising these mechanisms would take more than 2^23 cells "
+                         "(grid step " + FormatNumber(h) + ")");
+  }
   Bases out;
   for (const PldFactor& f : factors) {
     out.plds.push_back(f.mechanism == PldMechanism::kGaussian
@@ -291,6 +307,12 @@ DirectionPld ComposeDirection(const Bases& bases, double h, double tail) {
       std::max(kMinPoints, static_cast<std::size_t>(PowerOfTwoAtLeast(std::max(span, 2.0))));
   DirectionPld out;
   out.h = h;
+  // Bounded work: a transform of n points per distinct mechanism, at most kMaxTransformPoints.
+  if (static_cast<double>(bases.plds.size()) * static_cast<double>(n) > kMaxTransformPoints) {
+    throw NumericalError("pld: " + std::to_string(bases.plds.size()) +
+                         " distinct mechanisms on a window of " + std::to_string(n) +
+                         " points exceed 2^24 transform points");
+  }
   const auto first = static_cast<std::int64_t>(window.bottom);
   out.window = internal::ComposeByFft(bases.plds, bases.counts, first, n);
   out.above =
@@ -355,6 +377,7 @@ std::vector<DirectionPld> Compose(const Event& event, double tail, const PldOpti
   // deviation measures the window; the step then follows from its width and the resolution rule.
   double variance = 0;
   double mean_abs = 0;
+  double range = 0;  // the widest single factor's loss range
   for (const PldDirection d : directions) {
     double v = 0;
     double a = 0;
@@ -364,13 +387,17 @@ std::vector<DirectionPld> Compose(const Event& event, double tail, const PldOpti
                                           : internal::BoundedMoments(f, d);
       v += static_cast<double>(f.count) * m.variance;
       a += static_cast<double>(f.count) * m.mean_abs;
+      range = std::max(range, m.range);
     }
     variance = std::max(variance, v);
     mean_abs = std::max(mean_abs, a);
   }
   const double tail_mass = kTailShare * tail / total_count;
   const auto clamp_step = [](double h) { return std::clamp(h, kMinStep, kMaxStep); };
-  const double first_step = clamp_step(PowerOfTwoAtLeast(std::sqrt(variance) / 256 + 1e-300));
+  // The first grid: about 1/256 of the composition's standard deviation, but never finer than
+  // 2^-18 of one factor's loss range (a nearly deterministic loss has a tiny variance).
+  const double first_step = clamp_step(
+      PowerOfTwoAtLeast(std::max(std::sqrt(variance) / 256, range / 0x1p18) + 1e-300));
   double width = 0;
   for (const PldDirection d : directions) {
     const Window w =
@@ -380,9 +407,17 @@ std::vector<DirectionPld> Compose(const Event& event, double tail, const PldOpti
   const double by_width = width / std::ldexp(1.0, options.log2_points);
   const double by_resolution = mean_abs > 0 ? kVarianceShare * variance / mean_abs : by_width;
   const double finest = width / std::ldexp(1.0, options.log2_max_points);
-  const double h =
-      clamp_step(std::max(PowerOfTwoAtLeast(finest),
-                          std::min(PowerOfTwoAtLeast(by_width), PowerOfTwoAtMost(by_resolution))));
+  // The width rule rounds the step up (2^(log2_points − 1) to 2^log2_points points), down where a
+  // factor has atoms (Laplace, randomized response): their split between two grid points is the
+  // main pessimism there, and those compositions are cheap.
+  bool atoms = false;
+  for (const PldFactor& f : factors) {
+    atoms = atoms || f.mechanism == PldMechanism::kLaplace ||
+            f.mechanism == PldMechanism::kRandomizedResponse;
+  }
+  const double width_step = atoms ? PowerOfTwoAtMost(by_width) : PowerOfTwoAtLeast(by_width);
+  const double h = clamp_step(
+      std::max(PowerOfTwoAtLeast(finest), std::min(width_step, PowerOfTwoAtMost(by_resolution))));
   std::vector<DirectionPld> out;
   for (const PldDirection d : directions) {
     out.push_back(ComposeDirection(Discretize(factors, d, h, tail_mass), h, tail));

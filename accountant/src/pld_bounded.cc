@@ -133,7 +133,20 @@ SparsePld DiscretizeBoundedFactor(const PldFactor& factor, PldDirection directio
   // Every grid point of the support (its loss is bounded, and the cells near its ends decide ε
   // at small δ), unless that is more than kMaxUniformCells: then cells widen away from 0.
   std::vector<std::int64_t> grid;
-  if (kmax - kmin <= kMaxUniformCells) {
+  if (pair.kappa == 0) {
+    // Atoms only (randomized response): the grid points that bracket each atom's enclosure
+    // [l₋, l₊] (and the one above l₊, in case l₊ is a grid point).
+    const double atom_low = remove ? g_low : -g_high;
+    const double atom_high = remove ? g_high : -g_low;
+    for (const auto& [l, slack] : {std::pair{atom_low, remove ? slack_low : slack_high},
+                                   std::pair{atom_high, remove ? slack_high : slack_low}}) {
+      const auto below = static_cast<std::int64_t>(std::floor((l - slack) / h));
+      const auto above = static_cast<std::int64_t>(std::ceil((l + slack) / h));
+      grid.insert(grid.end(), {below, above, above + 1});
+    }
+    std::sort(grid.begin(), grid.end());
+    grid.erase(std::unique(grid.begin(), grid.end()), grid.end());
+  } else if (kmax - kmin <= kMaxUniformCells) {
     for (std::int64_t k = kmin; k <= kmax; ++k) grid.push_back(k);
   } else {
     grid = GridIndices(kmin, kmax, h);
@@ -242,7 +255,10 @@ LossMoments BoundedMoments(const PldFactor& factor, PldDirection direction) {
   add(-pair.e, pair.atom_low);
   add(pair.e, pair.atom_high);
   const double mean = m1 / m0;
-  return {mean, std::max(0.0, m2 / m0 - mean * mean), mabs / m0};
+  const double g_range = q == 1 ? 2 * pair.e
+                                 : std::log1p(q * std::expm1(pair.e)) -
+                                       std::log1p(q * std::expm1(-pair.e));
+  return {mean, std::max(0.0, m2 / m0 - mean * mean), mabs / m0, g_range};
 }
 
 }  // namespace rdpkit::accountant::internal

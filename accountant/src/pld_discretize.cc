@@ -273,7 +273,8 @@ LossMoments GaussianMoments(const PldFactor& factor, PldDirection direction) {
     mabs += weight * p * std::abs(l);
   }
   const double mean = m1 / m0;
-  return {mean, std::max(0.0, m2 / m0 - mean * mean), mabs / m0};
+  const double range = std::abs(LossAt(s + 12, s, q, direction) - LossAt(-12, s, q, direction));
+  return {mean, std::max(0.0, m2 / m0 - mean * mean), mabs / m0, range};
 }
 
 double LogMoment(const SparsePld& pld, double h, double lambda) {

@@ -59,6 +59,7 @@ struct LossMoments {
   double mean;
   double variance;
   double mean_abs;
+  double range;  // the width of the loss's support (bounded pairs) or of its central 1 − 1e-30
 };
 LossMoments GaussianMoments(const PldFactor& factor, PldDirection direction);
 LossMoments BoundedMoments(const PldFactor& factor, PldDirection direction);
