@@ -42,21 +42,19 @@ class UnreachableTarget : public NumericalError {
   using NumericalError::NumericalError;
 };
 
-// True when the event is made only of Gaussian-type mechanisms (gaussian, leaf_balanced_gaussian,
-// Poisson-subsampled, composed), whose PLD is below RDP but at very small δ.
-bool OnlyGaussianMechanisms(const Event& event) {
-  if (event.get_if<GaussianEvent>() || event.get_if<LeafBalancedGaussianEvent>()) return true;
+// True when the event holds an exponential (bounded-range) mechanism: the one pair that
+// dominates every ε-BR mechanism composes less tightly than RDP's supremum over the family
+// (docs/math/pld.md §3b), so RDP may be the smaller there.
+bool HasBoundedRange(const Event& event) {
+  if (event.get_if<ExponentialEvent>()) return true;
   if (const auto* sampled = event.get_if<PoissonSampledEvent>()) {
-    return OnlyGaussianMechanisms(sampled->event());
+    return HasBoundedRange(sampled->event());
   }
-  if (const auto* self = event.get_if<SelfComposedEvent>()) {
-    return OnlyGaussianMechanisms(self->event());
-  }
+  if (const auto* self = event.get_if<SelfComposedEvent>()) return HasBoundedRange(self->event());
   if (const auto* composed = event.get_if<ComposedEvent>()) {
     for (const Event& part : composed->events()) {
-      if (!OnlyGaussianMechanisms(part)) return false;
+      if (HasBoundedRange(part)) return true;
     }
-    return true;
   }
   return false;
 }
@@ -95,7 +93,7 @@ class Solver {
         have_safe_ = false;
         found = SolveWithProbes(kRelativeTolerance);
       } else if (found && asked == Accountant::kBest && RdpMayBeTighter(probe)) {
-        // Where RDP may give the smaller ε (compositions with non-Gaussian mechanisms, very
+        // Where RDP may give the smaller ε (compositions with bounded-range mechanisms, very
         // small δ), it is compared once at PLD's answer and solves instead if it is smaller.
         const double coarse = last_safe_value_;
         const double pld_epsilon = last_safe_.epsilon;
@@ -117,9 +115,10 @@ class Solver {
     }
     options_.certified = true;
     // The final value is certified by the accountant that solved, under kBest by the smaller of
-    // all that apply — except that RDP is not evaluated where PLD solved an event of Gaussian-type
-    // mechanisms at δ ≥ 1e-9: PLD is below RDP there (320 subsampled-Gaussian cases measured,
-    // docs/math/pld.md §5), and RDP of subsampled Gaussians at large σ costs ~0.1 s.
+    // all that apply — except that RDP is not evaluated where PLD solved an event without
+    // bounded-range mechanisms at δ ≥ 1e-9: PLD is below RDP there (all 189 subsampled-Gaussian
+    // cases of the fine reference, the Laplace and pure-DP compositions of the tests), and RDP of
+    // subsampled Gaussians at large σ costs ~0.1 s.
     const bool pld_only = found && pld_probes && options_.accountant == Accountant::kPld &&
                           !RdpMayBeTighter(problem_.make_event(last_safe_value_));
     // Refine's probes already ran with PLD's certified options: its safe value is the answer.
@@ -146,10 +145,11 @@ class Solver {
   }
 
  private:
-  // Below this δ the PLD's round-off terms can outweigh its advantage over RDP.
+  // Below this δ the PLD's round-off terms can outweigh its advantage over RDP; with a
+  // bounded-range mechanism RDP may compose more tightly.
   static constexpr double kSmallDelta = 1e-9;
   bool RdpMayBeTighter(const Event& event) const {
-    return delta_ < kSmallDelta || !OnlyGaussianMechanisms(event);
+    return delta_ < kSmallDelta || HasBoundedRange(event);
   }
 
   // A probed value and its ε.
@@ -214,13 +214,18 @@ class Solver {
   // (log value, log ε), for ε to reach the target; 0 where the line says nothing (ε of 0 or ∞, a
   // flat or wrong-signed slope).
   double ExtrapolatedFactor(const Probe& a, const Probe& b) const {
+    return ExtrapolatedFactor(a, b, b);
+  }
+  // The same with the slope of a and b applied from c.
+  double ExtrapolatedFactor(const Probe& a, const Probe& b, const Probe& c) const {
     if (!(a.value > 0 && b.value > 0 && a.value != b.value && a.epsilon > 0 && b.epsilon > 0 &&
-          std::isfinite(a.epsilon) && std::isfinite(b.epsilon))) {
+          std::isfinite(a.epsilon) && std::isfinite(b.epsilon) && c.epsilon > 0 &&
+          std::isfinite(c.epsilon))) {
       return 0;
     }
     const double slope = std::log(b.epsilon / a.epsilon) / std::log(b.value / a.value);
     if (!(std::abs(slope) > 1e-3)) return 0;
-    const double factor = std::exp(std::abs(std::log(target_ / b.epsilon) / slope));
+    const double factor = std::exp(std::abs(std::log(target_ / c.epsilon) / slope));
     return factor > 1 && std::isfinite(factor) ? factor : 0;
   }
 
@@ -237,7 +242,14 @@ class Solver {
     } else {
       unsafe = Probe{coarse, last_epsilon_};
     }
+    // The first step: where the coarse bracket's slope (log ε against log value) puts the target,
+    // past it by a quarter of the way or kRefineWidening at least, so that it likely brackets.
     double widening = kRefineWidening;
+    if (last_bracket_ && !problem_.integer) {
+      const double factor = ExtrapolatedFactor(last_bracket_->first, last_bracket_->second,
+                                               Probe{coarse, last_epsilon_});
+      if (factor > 1) widening = std::max(kRefineTolerance, (factor - 1) * 1.25);
+    }
     for (int i = 0; i < kMaxExpansions && !(safe && unsafe); ++i, widening *= 4) {
       const bool toward_safe = !safe;
       const double from = toward_safe ? unsafe->value : safe->value;
@@ -294,7 +306,7 @@ class Solver {
   // midpoint where the secant has nothing to go on (ε of 0 or ∞ at an end, a bracket spanning
   // orders of magnitude, or a stalled end).
   double Next(const Probe& safe, const Probe& unsafe, double safe_scale, double unsafe_scale,
-              double tolerance) const {
+              double tolerance, int last_moved) const {
     const double lo = std::min(safe.value, unsafe.value);
     const double hi = std::max(safe.value, unsafe.value);
     const double midpoint =
@@ -308,11 +320,17 @@ class Solver {
     if (!(yu > ys)) return midpoint;
     const double xs = std::log(safe.value);
     const double xu = std::log(unsafe.value);
-    // Aimed past the root toward the unsafe end by half a tolerance (at most half the way there),
-    // so that an accurate secant closes the bracket with its next probe.
+    // Aimed past the root toward the end that stayed (the unsafe one at first) by half a
+    // tolerance, or a quarter of the way from the end that moved if more (at most half the way to
+    // the end it aims at), so that the bracket closes from both sides.
     const double root = xs - ys * (xu - xs) / (yu - ys);
-    const double x =
-        root + std::copysign(std::min(0.5 * tolerance, 0.5 * std::abs(xu - root)), xu - xs);
+    const bool toward_safe = last_moved == -1;  // the unsafe end moved last
+    const double target_end = toward_safe ? xs : xu;
+    const double moved_end = toward_safe ? xu : xs;
+    const double push = std::min(
+        std::max(0.5 * tolerance, 0.25 * std::abs(root - (last_moved == 0 ? root : moved_end))),
+        0.5 * std::abs(target_end - root));
+    const double x = root + std::copysign(push, target_end - root);
     const double guard = kSecantGuard * (std::log(hi) - std::log(lo));
     const double clamped = std::clamp(x, std::log(lo) + guard, std::log(hi) - guard);
     const double v = std::exp(clamped);
@@ -320,6 +338,13 @@ class Solver {
   }
 
   void Bisect(Probe safe, Probe unsafe, double tolerance) {
+    // The final bracket, whatever way the loop ends.
+    struct Record {
+      std::optional<std::pair<Probe, Probe>>& bracket;
+      const Probe& safe;
+      const Probe& unsafe;
+      ~Record() { bracket = std::pair{safe, unsafe}; }
+    } record{last_bracket_, safe, unsafe};
     double safe_scale = 1;
     double unsafe_scale = 1;
     int last_moved = 0;  // +1 safe end, −1 unsafe end
@@ -332,7 +357,7 @@ class Solver {
         mid = std::floor(lo + (hi - lo) / 2);
       } else {
         if (hi - lo <= tolerance * hi) return;
-        mid = Next(safe, unsafe, safe_scale, unsafe_scale, tolerance);
+        mid = Next(safe, unsafe, safe_scale, unsafe_scale, tolerance, last_moved);
         if (mid <= lo || mid >= hi) return;
       }
       if (Test(mid)) {
@@ -357,6 +382,7 @@ class Solver {
   double last_safe_value_ = 0;
   double last_epsilon_ = 0;  // ε of the latest probe
   bool have_safe_ = false;
+  std::optional<std::pair<Probe, Probe>> last_bracket_;  // the last Bisect's (safe, unsafe)
 };
 
 // Where a "?" sits and what it means.

@@ -410,10 +410,10 @@ std::vector<DirectionPld> Compose(const Event& event, double tail, const PldOpti
   // The width rule rounds the step up (2^(log2_points − 1) to 2^log2_points points), down where a
   // factor has atoms (Laplace, randomized response): their split between two grid points is the
   // main pessimism there, and those compositions are cheap.
-  bool atoms = false;
+  bool atoms = false;  // a factor with atoms composed many times (a few are smeared once only)
   for (const PldFactor& f : factors) {
-    atoms = atoms || f.mechanism == PldMechanism::kLaplace ||
-            f.mechanism == PldMechanism::kRandomizedResponse;
+    atoms = atoms || (f.count >= 16 && (f.mechanism == PldMechanism::kLaplace ||
+                                         f.mechanism == PldMechanism::kRandomizedResponse));
   }
   const double width_step = atoms ? PowerOfTwoAtMost(by_width) : PowerOfTwoAtLeast(by_width);
   const double h = clamp_step(
