@@ -48,7 +48,7 @@ constexpr double kMaxTotalCount = 1e12;
 constexpr std::size_t kMaxDistinctFactors = 64;
 // The cells of all bounded pairs, and the distinct mechanisms × window points of one
 // composition, that a PLD works through at most (bounded time on any input; beyond: RDP).
-constexpr double kMaxTotalCells = 0x1p23;
+constexpr double kMaxTotalCells = 0x1p22;
 constexpr double kMaxTransformPoints = 0x1p24;
 constexpr double kMinShift = 1e-4;
 
@@ -152,11 +152,11 @@ Bases Discretize(const std::vector<PldFactor>& factors, PldDirection direction, 
   double cells = 0;
   for (const PldFactor& f : factors) {
     if (f.mechanism == PldMechanism::kLaplace || f.mechanism == PldMechanism::kBoundedRange) {
-      cells += std::min(0x1p21, 2 * f.parameter / h);
+      cells += std::min(0x1p20, 2 * f.parameter / h);
     }
   }
   if (!(cells <= kMaxTotalCells)) {
-    throw NumericalError("pld: discretising these mechanisms would take more than 2^23 cells "
+    throw NumericalError("pld: discretising these mechanisms would take more than 2^22 cells "
                          "(grid step " + FormatNumber(h) + ")");
   }
   Bases out;
@@ -168,6 +168,8 @@ Bases Discretize(const std::vector<PldFactor>& factors, PldDirection direction, 
   }
   return out;
 }
+
+constexpr double kSummaryBlocks = 4096;
 
 // A coarse summary of one discrete PLD for choosing the window: consecutive masses merged into
 // blocks at most max_width wide in loss, each with its total mass and loss range, so that
@@ -243,10 +245,16 @@ Window ChernoffWindow(const Bases& bases, double h, double tail) {
     }
     variance += static_cast<double>(bases.counts[j]) * std::max(0.0, m2 - m1 * m1);
   }
+  // Blocks at least 1/kSummaryBlocks of the factor's range wide (bounded work: a few rounds of a
+  // factor with a million cells would otherwise keep every cell).
   std::vector<Summary> summaries;
   for (std::size_t j = 0; j < bases.plds.size(); ++j) {
-    const double max_width = 1e-4 * std::sqrt(variance) / static_cast<double>(bases.counts[j]);
-    summaries.push_back(Summarize(bases.plds[j], h, max_width));
+    const SparsePld& pld = bases.plds[j];
+    const double range =
+        pld.index.empty() ? 0 : static_cast<double>(pld.index.back() - pld.index.front()) * h;
+    const double max_width = std::max(
+        1e-4 * std::sqrt(variance) / static_cast<double>(bases.counts[j]), range / kSummaryBlocks);
+    summaries.push_back(Summarize(pld, h, max_width));
   }
   const auto log_moment = [&](double lambda) {
     double sum = 0;
@@ -288,12 +296,14 @@ double MassAbove(const Bases& bases, double h, double end, double lambda_top) {
   return std::min(1.0, std::exp(best) * (1 + 1e-10));
 }
 
-double PowerOfTwoAtLeast(double x) {
-  return std::ldexp(1.0, static_cast<int>(std::ceil(std::log2(x))));
+// 2^⌈log₂ x⌉ and 2^⌊log₂ x⌋ for any x (0, +inf and NaN give 2^-1074 or 2^1023: the callers clamp).
+double PowerOfTwo(double exponent) {
+  return std::ldexp(1.0, static_cast<int>(std::isnan(exponent)
+                                              ? -1074.0
+                                              : std::clamp(exponent, -1074.0, 1023.0)));
 }
-double PowerOfTwoAtMost(double x) {
-  return std::ldexp(1.0, static_cast<int>(std::floor(std::log2(x))));
-}
+double PowerOfTwoAtLeast(double x) { return PowerOfTwo(std::ceil(std::log2(x))); }
+double PowerOfTwoAtMost(double x) { return PowerOfTwo(std::floor(std::log2(x))); }
 
 // One direction's composition on the window of its discretised factors (pld.md §4–5).
 DirectionPld ComposeDirection(const Bases& bases, double h, double tail) {
@@ -403,6 +413,10 @@ std::vector<DirectionPld> Compose(const Event& event, double tail, const PldOpti
     const Window w =
         ChernoffWindow(Discretize(factors, d, first_step, tail_mass), first_step, tail);
     width = std::max(width, (w.top - w.bottom + 1) * first_step);
+  }
+  if (!std::isfinite(width)) {
+    throw NumericalError("pld: no finite window holds the composition (grid step " +
+                         FormatNumber(first_step) + ")");
   }
   const double by_width = width / std::ldexp(1.0, options.log2_points);
   const double by_resolution = mean_abs > 0 ? kVarianceShare * variance / mean_abs : by_width;

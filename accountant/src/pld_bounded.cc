@@ -17,7 +17,7 @@ constexpr double kU = kUnitRoundoff;
 // Relative margin on every mass for the placement of the computed cell boundaries (pld.md §3).
 constexpr double kMassMargin = 1e-12;
 // A support of at most this many grid steps is discretised on every grid point.
-constexpr std::int64_t kMaxUniformCells = std::int64_t{1} << 21;
+constexpr std::int64_t kMaxUniformCells = std::int64_t{1} << 20;
 // Beyond this loss bound E the pair is left to RDP (e^E would overflow; ε is huge anyway).
 constexpr double kMaxLossBound = 700;
 

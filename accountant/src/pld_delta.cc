@@ -2,8 +2,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <limits>
 #include <vector>
 
@@ -55,13 +53,6 @@ double DeltaUpper(const DirectionPld& pld, double epsilon) {
   // Cauchy–Schwarz √n·D₂ (weights ≤ 1).
   const double fft = std::min(count * w.error_per_point, std::sqrt(count) * w.error_norm2);
   const double total = sum + guard + rounding + fft + pld.above + pld.infinity;
-  if (std::getenv("PLD_DEBUG"))
-    std::fprintf(stderr,
-                 "eps %.6g n %zu first %ld h %g sum %.3e guard %.3e round %.3e fft %.3e (pp %.3e "
-                 "n2 %.3e) above %.3e inf %.3e\n",
-                 epsilon, n, static_cast<long>(w.first), pld.h, sum, guard, rounding, fft,
-                 count * w.error_per_point, std::sqrt(count) * w.error_norm2, pld.above,
-                 pld.infinity);
   return std::min(1.0, std::max(0.0, total * (1 + 8 * kU)));
 }
 
