@@ -156,8 +156,10 @@ Bases Discretize(const std::vector<PldFactor>& factors, PldDirection direction, 
     }
   }
   if (!(cells <= kMaxTotalCells)) {
-    throw NumericalError("pld: discretising these mechanisms would take more than 2^22 cells "
-                         "(grid step " + FormatNumber(h) + ")");
+    throw NumericalError(
+        "pld: discretising these mechanisms would take more than 2^22 cells "
+        "(grid step " +
+        FormatNumber(h) + ")");
   }
   Bases out;
   for (const PldFactor& f : factors) {
@@ -170,6 +172,8 @@ Bases Discretize(const std::vector<PldFactor>& factors, PldDirection direction, 
 }
 
 constexpr double kSummaryBlocks = 4096;
+// Up to this many fine blocks in all, every λ is tried on them.
+constexpr std::size_t kFullScanBlocks = std::size_t{1} << 16;
 
 // A coarse summary of one discrete PLD for choosing the window: consecutive masses merged into
 // blocks at most max_width wide in loss, each with its total mass and loss range, so that
@@ -245,38 +249,62 @@ Window ChernoffWindow(const Bases& bases, double h, double tail) {
     }
     variance += static_cast<double>(bases.counts[j]) * std::max(0.0, m2 - m1 * m1);
   }
-  // Blocks at least 1/kSummaryBlocks of the factor's range wide (bounded work: a few rounds of a
-  // factor with a million cells would otherwise keep every cell).
-  std::vector<Summary> summaries;
+  // Every λ on the fine summary; or, beyond kFullScanBlocks blocks (bounded work: a factor with
+  // a million cells is not summed 226 times), a coarse summary (blocks at least 1/kSummaryBlocks
+  // of a factor's range) finds the λ near the best, and the fine one decides among the λ within
+  // 2^{±1} of those.
+  std::vector<Summary> coarse;
+  std::vector<Summary> fine;
   for (std::size_t j = 0; j < bases.plds.size(); ++j) {
     const SparsePld& pld = bases.plds[j];
     const double range =
         pld.index.empty() ? 0 : static_cast<double>(pld.index.back() - pld.index.front()) * h;
-    const double max_width = std::max(
-        1e-4 * std::sqrt(variance) / static_cast<double>(bases.counts[j]), range / kSummaryBlocks);
-    summaries.push_back(Summarize(pld, h, max_width));
+    const double max_width = 1e-4 * std::sqrt(variance) / static_cast<double>(bases.counts[j]);
+    fine.push_back(Summarize(pld, h, max_width));
+    coarse.push_back(Summarize(pld, h, std::max(max_width, range / kSummaryBlocks)));
   }
-  const auto log_moment = [&](double lambda) {
+  const auto log_moment = [&](const std::vector<Summary>& summaries, double lambda) {
     double sum = 0;
     for (std::size_t j = 0; j < summaries.size(); ++j) {
       sum += static_cast<double>(bases.counts[j]) * LogSummaryMoment(summaries[j], lambda);
     }
     return sum;
   };
-  Window out{-kInf, kInf, 1};
   const double log_tail = std::log(tail);
-  for (const double lambda : Lambdas()) {
-    const double up = log_moment(lambda);
-    const double down = log_moment(-lambda);
-    if (std::isfinite(up)) {
-      const double top = std::ceil((up - log_tail) / (lambda * h));
-      if (top < out.top) out = {out.bottom, top, lambda};
+  // The window from λ in `lambdas` on `summaries`, and the λ of its top and of its bottom.
+  struct Found {
+    Window window;
+    double lambda_bottom;
+  };
+  const auto search = [&](const std::vector<Summary>& summaries,
+                          const std::vector<double>& lambdas) {
+    Found out{{-kInf, kInf, 1}, 1};
+    for (const double lambda : lambdas) {
+      const double up = log_moment(summaries, lambda);
+      const double down = log_moment(summaries, -lambda);
+      if (std::isfinite(up)) {
+        const double top = std::ceil((up - log_tail) / (lambda * h));
+        if (top < out.window.top) out.window = {out.window.bottom, top, lambda};
+      }
+      if (std::isfinite(down)) {
+        const double bottom = std::floor((log_tail - down) / (lambda * h));
+        if (bottom > out.window.bottom) {
+          out.window.bottom = bottom;
+          out.lambda_bottom = lambda;
+        }
+      }
     }
-    if (std::isfinite(down)) {
-      out.bottom = std::max(out.bottom, std::floor((log_tail - down) / (lambda * h)));
-    }
+    return out;
+  };
+  std::size_t blocks = 0;
+  for (const Summary& summary : fine) blocks += summary.mass.size();
+  if (blocks <= kFullScanBlocks) return search(fine, Lambdas()).window;
+  const Found rough = search(coarse, Lambdas());
+  std::vector<double> near;
+  for (const double centre : {rough.window.lambda_top, rough.lambda_bottom}) {
+    for (int i = -4; i <= 4; ++i) near.push_back(centre * std::exp2(i / 4.0));
   }
-  return out;
+  return search(fine, near).window;
 }
 
 // Upper bound of the composed finite mass at indices ≥ end (pld.md eq. 5.1) at λ near the
@@ -298,9 +326,9 @@ double MassAbove(const Bases& bases, double h, double end, double lambda_top) {
 
 // 2^⌈log₂ x⌉ and 2^⌊log₂ x⌋ for any x (0, +inf and NaN give 2^-1074 or 2^1023: the callers clamp).
 double PowerOfTwo(double exponent) {
-  return std::ldexp(1.0, static_cast<int>(std::isnan(exponent)
-                                              ? -1074.0
-                                              : std::clamp(exponent, -1074.0, 1023.0)));
+  return std::ldexp(
+      1.0,
+      static_cast<int>(std::isnan(exponent) ? -1074.0 : std::clamp(exponent, -1074.0, 1023.0)));
 }
 double PowerOfTwoAtLeast(double x) { return PowerOfTwo(std::ceil(std::log2(x))); }
 double PowerOfTwoAtMost(double x) { return PowerOfTwo(std::floor(std::log2(x))); }
@@ -406,8 +434,8 @@ std::vector<DirectionPld> Compose(const Event& event, double tail, const PldOpti
   const auto clamp_step = [](double h) { return std::clamp(h, kMinStep, kMaxStep); };
   // The first grid: about 1/256 of the composition's standard deviation, but never finer than
   // 2^-18 of one factor's loss range (a nearly deterministic loss has a tiny variance).
-  const double first_step = clamp_step(
-      PowerOfTwoAtLeast(std::max(std::sqrt(variance) / 256, range / 0x1p18) + 1e-300));
+  const double first_step =
+      clamp_step(PowerOfTwoAtLeast(std::max(std::sqrt(variance) / 256, range / 0x1p18) + 1e-300));
   double width = 0;
   for (const PldDirection d : directions) {
     const Window w =
@@ -427,7 +455,7 @@ std::vector<DirectionPld> Compose(const Event& event, double tail, const PldOpti
   bool atoms = false;  // a factor with atoms composed many times (a few are smeared once only)
   for (const PldFactor& f : factors) {
     atoms = atoms || (f.count >= 16 && (f.mechanism == PldMechanism::kLaplace ||
-                                         f.mechanism == PldMechanism::kRandomizedResponse));
+                                        f.mechanism == PldMechanism::kRandomizedResponse));
   }
   const double width_step = atoms ? PowerOfTwoAtMost(by_width) : PowerOfTwoAtLeast(by_width);
   const double h = clamp_step(

@@ -255,9 +255,9 @@ LossMoments BoundedMoments(const PldFactor& factor, PldDirection direction) {
   add(-pair.e, pair.atom_low);
   add(pair.e, pair.atom_high);
   const double mean = m1 / m0;
-  const double g_range = q == 1 ? 2 * pair.e
-                                 : std::log1p(q * std::expm1(pair.e)) -
-                                       std::log1p(q * std::expm1(-pair.e));
+  const double g_range =
+      q == 1 ? 2 * pair.e
+             : std::log1p(q * std::expm1(pair.e)) - std::log1p(q * std::expm1(-pair.e));
   return {mean, std::max(0.0, m2 / m0 - mean * mean), mabs / m0, g_range};
 }
 

@@ -18,8 +18,9 @@ constexpr double kU = kUnitRoundoff;
 // Cells are at most |l|/kCellsPerOctave wide in loss, and at most kMaxCellLoss (pld.md §2).
 constexpr std::int64_t kCellsPerOctave = 64;
 constexpr double kMaxCellLoss = 0x1p-7;
-// The widest loss range a factor is discretised over: 2^21 cells of kMaxCellLoss (pld.md §2).
-constexpr double kMaxLossRange = 0x1p21 * kMaxCellLoss;
+// The widest loss range a factor is discretised over (pld.md §2): 4096 (its ε is then in the
+// thousands; RDP answers, and the grid's work stays bounded).
+constexpr double kMaxLossRange = 0x1p12;
 // Relative margin added to every mass: covers the Gauss–Legendre remainder (≤ 1e-13, pld.md §3)
 // and the placement of the computed cell boundaries.
 constexpr double kMassMargin = 1e-12;
