@@ -128,7 +128,8 @@ json AutoSettings(const PublicFacts& facts, const json& config) {
   // A key the config gives wins (a given object replaces the rule's whole object).
   for (const auto& item : given.items()) settings.erase(item.key());
   // A non-private baseline releases nothing, so no initial score (refused with non_private).
-  if (given.value("non_private", false) == true) settings.erase("initial_score");
+  const auto non_private = given.find("non_private");
+  if (non_private != given.end() && *non_private == true) settings.erase("initial_score");
   DropInapplicable(settings, given);
   return settings;
 }
