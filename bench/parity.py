@@ -126,7 +126,7 @@ def sbdt_worker(job):
     num_idx = [i for i, f in enumerate(schema["features"]) if not f["categorical"]]
     cat_values = [[float(c) for c in range(f["n_codes"])] if f["categorical"] else []
                   for f in schema["features"]]
-    model = sbdt.S_BDT(
+    params = dict(
         nb_trees=job["trees"], subsampling_ratio=0.1, learning_rate=0.1, max_depth=6,
         newton_boosting=True, balance_partition=True, lambda_reg_mode=1, l2_lambda=15,
         reg_delta=2.0, min_samples_split=0, ignore_split_constraints=not job.get("node"),
@@ -145,6 +145,8 @@ def sbdt_worker(job):
         task="BinaryClassification" if binary else "Regression", feature_val_border=(0.0, 1.0),
         continuous_learning=False, scale_y=not binary, cat_idx=cat_idx, num_idx=num_idx,
         cat_values=cat_values)
+    params.update(job.get("params", {}))  # another setting of S-BDT's grid (bench/auto_compare.py)
+    model = sbdt.S_BDT(**params)
     model.train(np.ascontiguousarray(xtr, dtype=float), np.ascontiguousarray(ytr, dtype=float),
                 schema["name"])
     pred = list(model.predict(np.ascontiguousarray(xte, dtype=float)))
