@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <string>
 
 #include "rdpkit/accountant/convert.h"
@@ -60,9 +61,13 @@ TEST(AutoSettings, SubsamplesRegressionAndLargeClassificationRuns) {
   expect_subsampled(AutoSettings(Facts(10000, 11, Task::kBinary, 0.5), {}), 0.25, true);
   expect_subsampled(AutoSettings(Facts(300, 10, Task::kRegression, 0.5), {}), 1.0, true);
   expect_subsampled(AutoSettings(Facts(50000, 10, Task::kMulticlass, 0.5), {}), 0.25, false);
-  // A non-private baseline gets no initial score (a private release).
-  EXPECT_FALSE(AutoSettings(Facts(300, 10, Task::kRegression, 1), {{"non_private", true}})
-                   .contains("initial_score"));
+  // A non-private baseline (ε = ∞) is not subsampled and gets no initial score.
+  const json baseline =
+      AutoSettings(Facts(300, 10, Task::kRegression, std::numeric_limits<double>::infinity()),
+                   {{"non_private", true}});
+  EXPECT_FALSE(baseline.contains("subsample"));
+  EXPECT_FALSE(baseline.contains("initial_score"));
+  EXPECT_EQ(baseline["n_estimators"], 1000);
   // split_scope "all" only where the config's split method draws splits at random.
   EXPECT_FALSE(AutoSettings(Facts(300, 10, Task::kRegression, 1), {{"split_method", "histogram"}})
                    .contains("split_scope"));

@@ -20,10 +20,10 @@ using nlohmann::json;
 // Poisson rate of 0.1 still gives each tree ≥ 1000 rows, and subsampled runs won on every data
 // set of that size (docs/trees_auto.md); below it, unsampled runs of many trees won.
 constexpr std::size_t kSubsampleRows = 10000;
-// T of unsampled binary runs: without subsampling the margin's noise depends on T·η only (T
-// leaf releases, each with noise sd ∝ √T/ε, times η), while more trees average more random
-// partitions, so many trees at a small step (docs/trees_auto.md § Why).
-constexpr int kBinaryTrees = 1000;
+// T of unsampled binary runs (and non-private baselines): without subsampling the margin's noise
+// depends on T·η only (T leaf releases, each with noise sd ∝ √T/ε, times η), while more trees
+// average more random partitions, so many trees at a small step (docs/trees_auto.md § Why).
+constexpr int kUnsampledTrees = 1000;
 // T of multiclass (rounds of K class trees) and of subsampled runs.
 constexpr int kTrees = 300;
 // T·η, the total step of the ensemble: η = kTotalStep/T for the chosen or given T.
@@ -60,11 +60,15 @@ json SubsampledSettings(const PublicFacts& facts) {
 
 // The rule's settings besides the learning rate (set from T in AutoSettings).
 json RuleSettings(const PublicFacts& facts) {
-  if (facts.task == Task::kRegression || facts.n_rows >= kSubsampleRows) {
+  // A non-private baseline (ε = ∞) gets no privacy device: subsampling and leaf-balanced noise
+  // only trade rows for less noise.
+  const bool subsample = std::isfinite(facts.epsilon) &&
+                         (facts.task == Task::kRegression || facts.n_rows >= kSubsampleRows);
+  if (subsample) {
     return SubsampledSettings(facts);
   }
   json s = json::object();
-  s["n_estimators"] = facts.task == Task::kBinary ? kBinaryTrees : kTrees;
+  s["n_estimators"] = facts.task == Task::kMulticlass ? kTrees : kUnsampledTrees;
   return s;
 }
 
