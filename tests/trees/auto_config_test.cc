@@ -81,6 +81,13 @@ TEST(AutoSettings, AGivenNumberOfTreesSetsTheLearningRate) {
   EXPECT_DOUBLE_EQ(s["learning_rate"].get<double>(), 0.1);
   EXPECT_DOUBLE_EQ(AutoSettings(facts, {{"n_estimators", 20}})["learning_rate"].get<double>(),
                    0.3);  // at most 0.3
+  // An invalid T sets no learning rate: FromJson refuses it by name, nothing is clamped.
+  EXPECT_FALSE(AutoSettings(facts, {{"n_estimators", 0}}).contains("learning_rate"));
+  const Dataset data = testing::SyntheticData(50, 2);
+  json config = PrivacyOnly(1.0);
+  config["n_estimators"] = -3;
+  EXPECT_THAT([&] { (void)ResolveConfig(config, data.schema, data.n_rows()); },
+              ThrowsMessage<InvalidArgument>(HasSubstr("n_estimators")));
 }
 
 TEST(AutoSettings, GivenKeysAreNeverChosen) {

@@ -32,9 +32,7 @@ constexpr double kTotalStep = 30;
 constexpr double kMaxLearningRate = 0.3;
 
 // η for T trees: kTotalStep/T, at most kMaxLearningRate.
-double LearningRateFor(int trees) {
-  return std::min(kMaxLearningRate, kTotalStep / static_cast<double>(trees));
-}
+double LearningRateFor(double trees) { return std::min(kMaxLearningRate, kTotalStep / trees); }
 
 // S-BDT's setting (S-BDT §8 and its code: Poisson rate 0.1, leaf-balanced noise with Hessian
 // weight 0.2, depth 6, λ = 15, one feature per tree drawn from all of its candidates, 10 % of ε
@@ -123,12 +121,13 @@ json AutoSettings(const PublicFacts& facts, const json& config) {
   settings["objective"] = facts.task == Task::kBinary       ? "binary:logistic"
                           : facts.task == Task::kRegression ? "reg:squarederror"
                                                             : "multi:softprob";
-  // η by T: the chosen T, or the one the config gives.
-  int trees = settings["n_estimators"].get<int>();
-  if (const auto t = given.find("n_estimators"); t != given.end() && t->is_number_integer()) {
-    trees = std::max(1, t->get<int>());
+  // η by T: the chosen T, or the one the config gives. A given T outside [1, ∞) sets no η (the
+  // config's validation refuses it, naming n_estimators).
+  double trees = settings["n_estimators"].get<double>();
+  if (const auto t = given.find("n_estimators"); t != given.end()) {
+    trees = t->is_number() ? t->get<double>() : 0.0;
   }
-  settings["learning_rate"] = LearningRateFor(trees);
+  if (trees >= 1) settings["learning_rate"] = LearningRateFor(trees);
   // A key the config gives wins (a given object replaces the rule's whole object).
   for (const auto& item : given.items()) settings.erase(item.key());
   // A non-private baseline releases nothing, so no initial score (refused with non_private).
