@@ -20,8 +20,8 @@ import sys
 import tempfile
 from collections import defaultdict
 
-from auto_compare import MULTICLASS, public_schema, run_rdpkit_full
-from parity import BINARY, HERE, REGRESSION, read_csv, stratified_split, write_rows
+from auto_compare import MULTICLASS, prepare_split, run_rdpkit_full
+from parity import BINARY, HERE, REGRESSION, recorded_keys
 
 LBN = {"leaf_noise_weights": [0.2, 0.8]}
 # S-BDT's setting (docs/parity.md) with rdpkit's floored leaf rule; regression takes h* = 1.
@@ -57,6 +57,26 @@ CONFIGS = {
                                  "max_depth": 3},
     "exponential T300 η0.1": {"split_method": "exponential", "n_estimators": 300,
                               "learning_rate": 0.1},
+    "T1000 η0.03 g*0.3": {"n_estimators": 1000, "learning_rate": 0.03, "gradient_clip": 0.3},
+    "T1000 η0.03 g*0.4": {"n_estimators": 1000, "learning_rate": 0.03, "gradient_clip": 0.4},
+    "T1000 η0.03 g*0.5": {"n_estimators": 1000, "learning_rate": 0.03, "gradient_clip": 0.5},
+    "T1000 η0.03 g*0.6": {"n_estimators": 1000, "learning_rate": 0.03, "gradient_clip": 0.6},
+    "T1000 η0.05 g*0.5": {"n_estimators": 1000, "learning_rate": 0.05, "gradient_clip": 0.5},
+    "T1000 η0.03 g*0.5 h*0.2": {"n_estimators": 1000, "learning_rate": 0.03,
+                                "gradient_clip": 0.5, "hessian_clip": 0.2},
+    "T1000 η0.03 g*0.5 h*0.15": {"n_estimators": 1000, "learning_rate": 0.03,
+                                 "gradient_clip": 0.5, "hessian_clip": 0.15},
+    "T1000 η0.03 g*0.5 h*0.1": {"n_estimators": 1000, "learning_rate": 0.03,
+                                "gradient_clip": 0.5, "hessian_clip": 0.1},
+    "T300 η0.1 g*0.5": {"n_estimators": 300, "learning_rate": 0.1, "gradient_clip": 0.5},
+    "T300 η0.1 g*0.7": {"n_estimators": 300, "learning_rate": 0.1, "gradient_clip": 0.7},
+    "T300 η0.1 g*√(5/6)": {"n_estimators": 300, "learning_rate": 0.1,
+                           "gradient_clip": (5 / 6) ** 0.5},
+    "S-BDT+floor T600 η0.05": {**SBDT, "n_estimators": 600, "learning_rate": 0.05},
+    "S-BDT+floor γ0.2": {**SBDT, "subsample": 0.2},
+    "S-BDT+floor d5": {**SBDT, "max_depth": 5},
+    "S-BDT+floor r1 0.1": {**SBDT, "leaf_noise_weights": [0.1, 0.9]},
+    "S-BDT+floor h*0.15": {**SBDT, "hessian_clip": 0.15},
 }
 REGRESSION_ONLY = {"S-BDT exact leaf", "T1000 η0.03 init lbn"}
 BINARY_ONLY = {"T1000 η0.03 filter +500", "T300 η0.1 filter +300", "exponential T100 η0.3 d3",
@@ -120,24 +140,13 @@ def main():
     ap.add_argument("--configs", default=",".join(CONFIGS))
     ap.add_argument("--out", default="auto_grid_runs.jsonl")
     args = ap.parse_args()
-    done = set()
-    if os.path.exists(args.out):
-        for line in open(args.out):
-            r = json.loads(line)
-            done.add((r["dataset"], r["config"], r["epsilon"], r["split"]))
+    done = recorded_keys(args.out, ("dataset", "config", "epsilon", "split"))
     scratch = tempfile.mkdtemp(prefix="rdpkit_auto_grid_")
     for split in range(args.splits):
         for name in args.sets.split(","):
-            with open(os.path.join(args.datasets, f"{name}.json")) as f:
-                schema = json.load(f)
-            task = schema["task"]
-            schema_path = public_schema(schema, scratch)
-            header, rows = read_csv(os.path.join(args.datasets, f"{name}.csv"))
-            tr, te = stratified_split([float(r[-1]) for r in rows], split, task != "regression")
-            train, test = os.path.join(scratch, "train.csv"), os.path.join(scratch, "test.csv")
-            write_rows(train, header, rows, tr)
-            write_rows(test, header, rows, te)
-            delta = 1.0 / len(tr)
+            _, schema_path, task, train, test, n_train = prepare_split(args.datasets, name, split,
+                                                                      scratch)
+            delta = 1.0 / n_train
             for eps in (float(e) for e in args.epsilons.split(",")):
                 for c in args.configs.split(","):
                     if ((name, c, eps, split) in done
@@ -149,7 +158,7 @@ def main():
                                           "allow_large_delta": True}}
                     res = run_rdpkit_full(args.rdpkit, config, train, test, schema_path, scratch)
                     rec = {"dataset": name, "config": c, "epsilon": eps, "split": split,
-                           "task": task, "n_train": len(tr), **res}
+                           "task": task, "n_train": n_train, **res}
                     with open(args.out, "a") as f:
                         f.write(json.dumps(rec) + "\n")
     return 0

@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <limits>
 #include <string>
 
@@ -40,10 +41,18 @@ TEST(AutoSettings, ChoosesManySmallStepsForClassificationBelowTenThousandRows) {
     EXPECT_EQ(s["n_estimators"], 1000);
     EXPECT_DOUBLE_EQ(s["learning_rate"].get<double>(), 0.03);  // T·η = 30
     EXPECT_FALSE(s.contains("subsample"));
+    EXPECT_EQ(s["gradient_clip"], 0.5);  // |σ(0) − y|
+    EXPECT_EQ(s["hessian_clip"], 0.1);
     s = AutoSettings(Facts(3000, 20, Task::kMulticlass, epsilon), json::object());
     EXPECT_EQ(s["objective"], "multi:softprob");
     EXPECT_EQ(s["n_estimators"], 300);  // rounds of K class trees
     EXPECT_DOUBLE_EQ(s["learning_rate"].get<double>(), 0.1);
+    EXPECT_DOUBLE_EQ(s["gradient_clip"].get<double>(), std::sqrt(2.0 / 3));  // ‖1/K − e_y‖, K = 3
+    EXPECT_FALSE(s.contains("hessian_clip"));
+    // One-vs-rest trains binary class trees: softprob's clip is not chosen for it.
+    EXPECT_FALSE(
+        AutoSettings(Facts(3000, 20, Task::kMulticlass, epsilon), {{"objective", "multi:ovr"}})
+            .contains("gradient_clip"));
   }
 }
 
