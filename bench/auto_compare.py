@@ -32,8 +32,8 @@ import statistics
 import sys
 import tempfile
 
-from parity import (BINARY, HERE, REGRESSION, read_csv, run_rdpkit, run_worker,
-                    stratified_split, write_rows)
+from parity import (BINARY, HERE, REGRESSION, read_csv, recorded_keys, run_rdpkit,
+                    run_worker, stratified_split, write_rows)
 
 MULTICLASS = ["satellite_multiclass"]
 METHODS = ["auto", "static", "nonprivate", "sbdt", "sbdt-d2", "sbdt-d5", "sbdt-T600", "maddock"]
@@ -63,6 +63,21 @@ def public_schema(schema, scratch):
     return path
 
 
+def prepare_split(datasets, name, split, scratch):
+    """Split `split` of data set `name` written to scratch: (schema, path of its public schema,
+    task, train CSV, test CSV, training rows)."""
+    with open(os.path.join(datasets, f"{name}.json")) as f:
+        schema = json.load(f)
+    schema_path = public_schema(schema, scratch)
+    header, rows = read_csv(os.path.join(datasets, f"{name}.csv"))
+    task = schema["task"]
+    tr, te = stratified_split([float(r[-1]) for r in rows], split, task != "regression")
+    train, test = os.path.join(scratch, "train.csv"), os.path.join(scratch, "test.csv")
+    write_rows(train, header, rows, tr)
+    write_rows(test, header, rows, te)
+    return schema, schema_path, task, train, test, len(tr)
+
+
 def rdpkit_config(method, eps, delta, split):
     config = {"privacy": {"epsilon": eps, "delta": delta, "allow_large_delta": True},
               "seed": split + 1}
@@ -76,26 +91,15 @@ def metric_of(task):
 
 
 def run(args):
-    done = set()
-    if os.path.exists(args.out):
-        for line in open(args.out):
-            r = json.loads(line)
-            done.add((r["dataset"], r["method"], r["epsilon"], r["split"]))
+    done = recorded_keys(args.out, ("dataset", "method", "epsilon", "split"))
     scratch = tempfile.mkdtemp(prefix="rdpkit_auto_")
     peers = {name: args.sbdt for name in SBDT_GRID}
     peers["maddock"] = args.maddock
     for split in range(args.splits):
         for name in args.sets.split(","):
-            with open(os.path.join(args.datasets, f"{name}.json")) as f:
-                schema = json.load(f)
-            schema_path = public_schema(schema, scratch)
-            header, rows = read_csv(os.path.join(args.datasets, f"{name}.csv"))
-            task = schema["task"]
-            tr, te = stratified_split([float(r[-1]) for r in rows], split, task != "regression")
-            train, test = os.path.join(scratch, "train.csv"), os.path.join(scratch, "test.csv")
-            write_rows(train, header, rows, tr)
-            write_rows(test, header, rows, te)
-            delta = 1.0 / len(tr)
+            schema, schema_path, task, train, test, n_train = prepare_split(
+                args.datasets, name, split, scratch)
+            delta = 1.0 / n_train
             for eps in (float(e) for e in args.epsilons.split(",")):
                 for method in args.methods.split(","):
                     if (name, method, eps, split) in done:
@@ -118,7 +122,7 @@ def run(args):
                         res = run_rdpkit_full(args.rdpkit, config, train, test, schema_path,
                                               scratch)
                     rec = {"dataset": name, "method": method, "epsilon": eps, "split": split,
-                           "delta": delta, "n_train": len(tr), "task": task, **res}
+                           "delta": delta, "n_train": n_train, "task": task, **res}
                     print(json.dumps(rec), flush=True)
                     with open(args.out, "a") as f:
                         f.write(json.dumps(rec) + "\n")
@@ -172,7 +176,10 @@ def summarize(paths, peer_runs):
         key = (r["dataset"], r["epsilon"], r["method"])
         groups.setdefault(key, []).append(r.get(metric_of(r["task"])))
     sbdt_methods = list(SBDT_GRID)
-    out = []
+    out = ["# Auto settings against S-BDT's and Maddock et al.'s own code: the tables\n",
+           "Written by `python3 bench/auto_compare.py --summarize bench/auto_compare_runs.jsonl "
+           "--tables docs/trees_auto_results.md` (the runs: `bench/auto_compare.py RDPKIT --sbdt "
+           "DIR`, protocol in its docstring and docs/trees_auto.md). Do not edit by hand.\n"]
     if recorded:
         out.append("Runs of " + ", ".join(sorted(recorded)) + " where this run has none: the "
                    "recorded runs of bench/parity_runs.jsonl (same splits and δ).\n")
@@ -214,8 +221,9 @@ def summarize(paths, peer_runs):
             met_as_is += ok_as_is
             total += target is not None
             best_text = f"{best:.3f} ({best_m})" if best is not None else "–"
-            out.append(f"| {name} | {eps:g} | {cell(auto, 3)} | {cell(values(name, eps, 'static'), 3)}"
-                       f" | {cell(values(name, eps, 'nonprivate'), 3)} | "
+            out.append(f"| {name} | {eps:g} | {cell(auto, 3)} | "
+                       f"{cell(values(name, eps, 'static'), 3)} | "
+                       f"{cell(values(name, eps, 'nonprivate'), 3)} | "
                        f"{cell(values(name, eps, 'sbdt'), 3)} | {best_text} | {cell(mad, 3)} | "
                        + (f"{target:.3f} | {mean - target:+.3f} | {'yes' if ok else '**no**'} | "
                           f"{'yes' if ok_as_is else '**no**'} |"
@@ -239,10 +247,12 @@ def summarize(paths, peer_runs):
             met += ok
             total += ratio is not None
             best_text = f"{best:.4g} ({best_m})" if best is not None else "–"
-            out.append(f"| {name} | {eps:g} | {cell(auto, 4)} | {cell(values(name, eps, 'static'), 4)}"
-                       f" | {cell(values(name, eps, 'nonprivate'), 4)} | "
+            out.append(f"| {name} | {eps:g} | {cell(auto, 4)} | "
+                       f"{cell(values(name, eps, 'static'), 4)} | "
+                       f"{cell(values(name, eps, 'nonprivate'), 4)} | "
                        f"{cell(values(name, eps, 'sbdt'), 4)} | {best_text} | "
-                       + (f"{ratio:.3f} | {'yes' if ok else '**no**'} |" if ratio else "– | – |"))
+                       + (f"{ratio:.3f} | {'yes' if ok else '**no**'} |" if ratio
+                          else "– | – |"))
     out.append(f"\nTarget met in {met} of {total} regression cells.\n")
     out.append("Multiclass (satellite_multiclass, K = 6), test accuracy (neither peer trains "
                "multiclass).\n")
@@ -284,7 +294,7 @@ def main():
     ap.add_argument("--sets", default=",".join(BINARY + REGRESSION + MULTICLASS))
     ap.add_argument("--methods", default=",".join(METHODS))
     ap.add_argument("--peer-runs", default=os.path.join(HERE, "parity_runs.jsonl"))
-    ap.add_argument("--out", default="auto_runs.jsonl")
+    ap.add_argument("--out", default="auto_compare_runs.jsonl")
     ap.add_argument("--tables", default="", help="also write the tables to this file")
     args = ap.parse_args()
     if args.summarize is None:

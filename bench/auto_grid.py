@@ -77,8 +77,13 @@ CONFIGS = {
     "S-BDT+floor d5": {**SBDT, "max_depth": 5},
     "S-BDT+floor r1 0.1": {**SBDT, "leaf_noise_weights": [0.1, 0.9]},
     "S-BDT+floor h*0.15": {**SBDT, "hessian_clip": 0.15},
+    "S-BDT+floor g*0.1": {**SBDT, "gradient_clip": 0.1},
+    "S-BDT+floor g*0.2": {**SBDT, "gradient_clip": 0.2},
+    "S-BDT+floor g*0.1 d2 T150 η0.2": {**SBDT, "gradient_clip": 0.1, "max_depth": 2,
+                                       "n_estimators": 150, "learning_rate": 0.2},
 }
-REGRESSION_ONLY = {"S-BDT exact leaf", "T1000 η0.03 init lbn"}
+REGRESSION_ONLY = {"S-BDT exact leaf", "T1000 η0.03 init lbn", "S-BDT+floor g*0.1",
+                   "S-BDT+floor g*0.2", "S-BDT+floor g*0.1 d2 T150 η0.2"}
 BINARY_ONLY = {"T1000 η0.03 filter +500", "T300 η0.1 filter +300", "exponential T100 η0.3 d3",
                "exponential T300 η0.1"}
 
