@@ -47,7 +47,8 @@ SBDT_GRID = {"sbdt": ({}, {}),
              "sbdt-d5": ({"max_depth": 5, "nb_trees": 200, "leaf_denom_noise_weight": 0.1,
                           "hess_l2_threshold": 0.1}, None),
              "sbdt-T600": ({"nb_trees": 600}, None)}
-# A non-private ceiling: greedy (histogram) trees of depth 6, T = 300, η = 0.1, no noise.
+# A non-private reference (not a ceiling: it overfits the smallest sets): greedy (histogram)
+# trees of depth 6, T = 300, η = 0.1, no noise.
 NONPRIVATE = {"non_private": True, "defaults": "static", "split_method": "histogram",
               "max_depth": 6, "n_estimators": 300, "learning_rate": 0.1}
 
