@@ -68,6 +68,12 @@ CONFIGS = {
                                  "gradient_clip": 0.5, "hessian_clip": 0.15},
     "T1000 η0.03 g*0.5 h*0.1": {"n_estimators": 1000, "learning_rate": 0.03,
                                 "gradient_clip": 0.5, "hessian_clip": 0.1},
+    "T1000 η0.02 g*0.5 h*0.1": {"n_estimators": 1000, "learning_rate": 0.02,
+                                "gradient_clip": 0.5, "hessian_clip": 0.1},
+    "T1000 η0.04 g*0.5 h*0.1": {"n_estimators": 1000, "learning_rate": 0.04,
+                                "gradient_clip": 0.5, "hessian_clip": 0.1},
+    "T1000 η0.05 g*0.5 h*0.1": {"n_estimators": 1000, "learning_rate": 0.05,
+                                "gradient_clip": 0.5, "hessian_clip": 0.1},
     "T300 η0.1 g*0.5": {"n_estimators": 300, "learning_rate": 0.1, "gradient_clip": 0.5},
     "T300 η0.1 g*0.7": {"n_estimators": 300, "learning_rate": 0.1, "gradient_clip": 0.7},
     "T300 η0.1 g*√(5/6)": {"n_estimators": 300, "learning_rate": 0.1,
@@ -107,6 +113,7 @@ def summarize(path):
         cells[(r["dataset"], r["epsilon"], r["config"])].append(r[metric])
     names = [c for c in CONFIGS if any(k[2] == c for k in cells)]
     regret = defaultdict(lambda: defaultdict(list))
+    by_epsilon = defaultdict(lambda: defaultdict(list))  # binary regret per ε
     print("| dataset | ε | " + " | ".join(names) + " |")
     print("| --- | --- |" + " ---: |" * len(names))
     for name in BINARY + REGRESSION + MULTICLASS:
@@ -117,6 +124,8 @@ def summarize(path):
             best = min(means.values()) if lower_better else max(means.values())
             for c, v in means.items():
                 regret[task_of[name]][c].append(100 * (v / best - 1) if lower_better else best - v)
+                if task_of[name] == "binary":
+                    by_epsilon[c][eps].append(best - v)
             fmt = "{:.4g}" if lower_better else "{:.3f}"
             print(f"| {name} | {eps:g} | "
                   + " | ".join(fmt.format(means[c]) if c in means else "–" for c in names) + " |")
@@ -130,6 +139,14 @@ def summarize(path):
             parts.append(f"{fmt.format(statistics.mean(v))} / {fmt.format(max(v))} ({len(v)})"
                          if v else "–")
         print(f"| {c} | " + " | ".join(parts) + " |")
+    epsilons = sorted({e for c in by_epsilon for e in by_epsilon[c]})
+    print("\n| candidate | " + " | ".join(f"binary mean regret at ε = {e:g}" for e in epsilons)
+          + " |")
+    print("| --- |" + " ---: |" * len(epsilons))
+    for c in names:
+        if len(by_epsilon[c]) == len(epsilons) and all(len(v) == 8 for v in by_epsilon[c].values()):
+            print(f"| {c} | " + " | ".join(f"{statistics.mean(by_epsilon[c][e]):.4f}"
+                                           for e in epsilons) + " |")
 
 
 def main():

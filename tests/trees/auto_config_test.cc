@@ -39,7 +39,7 @@ TEST(AutoSettings, ChoosesManySmallStepsForClassificationBelowTenThousandRows) {
     json s = AutoSettings(Facts(9999, 20, Task::kBinary, epsilon), json::object());
     EXPECT_EQ(s["objective"], "binary:logistic");
     EXPECT_EQ(s["n_estimators"], 1000);
-    EXPECT_DOUBLE_EQ(s["learning_rate"].get<double>(), 0.03);  // T·η = 30
+    EXPECT_DOUBLE_EQ(s["learning_rate"].get<double>(), 45 * std::cbrt(epsilon) / 1000);
     EXPECT_FALSE(s.contains("subsample"));
     EXPECT_EQ(s["gradient_clip"], 0.5);  // |σ(0) − y|
     EXPECT_EQ(s["hessian_clip"], 0.1);
@@ -86,8 +86,12 @@ TEST(AutoSettings, AGivenNumberOfTreesSetsTheLearningRate) {
   const PublicFacts facts = Facts(3000, 20, Task::kBinary, 1.0);
   const json given = {{"n_estimators", 300}};
   const json s = AutoSettings(facts, given);
-  EXPECT_FALSE(s.contains("n_estimators"));  // the config's own
-  EXPECT_DOUBLE_EQ(s["learning_rate"].get<double>(), 0.1);
+  EXPECT_FALSE(s.contains("n_estimators"));                  // the config's own
+  EXPECT_DOUBLE_EQ(s["learning_rate"].get<double>(), 0.15);  // T·η = 45 at ε = 1
+  // Subsampled (regression) and multiclass runs keep T·η = 30.
+  EXPECT_DOUBLE_EQ(
+      AutoSettings(Facts(3000, 20, Task::kRegression, 1.0), given)["learning_rate"].get<double>(),
+      0.1);
   EXPECT_DOUBLE_EQ(AutoSettings(facts, {{"n_estimators", 20}})["learning_rate"].get<double>(),
                    0.3);  // at most 0.3
   // An invalid T sets no learning rate: FromJson refuses it by name, nothing is clamped.

@@ -227,11 +227,11 @@ TEST(TrainCommand, AutoSettingsAreChosenRecordedAndOverridable) {
   args.quiet = true;
   args.config = R"({"max_depth": 3, "seed": 3})";
   args.epsilon = 1.0;
-  EXPECT_EQ(Train(args)["n_trees"], 1000);  // binary, 200 rows: T = 1000, η = 0.03
+  EXPECT_EQ(Train(args)["n_trees"], 1000);  // binary, 200 rows, ε = 1: T = 1000, η = 0.045
   nlohmann::json config = nlohmann::json::parse(ReadText(toy.model))["config"];
   EXPECT_EQ(config["defaults"], "auto");
   EXPECT_EQ(config["max_depth"], 3);  // given
-  EXPECT_DOUBLE_EQ(config["learning_rate"].get<double>(), 0.03);
+  EXPECT_DOUBLE_EQ(config["learning_rate"].get<double>(), 0.045);
   EXPECT_DOUBLE_EQ(config["gradient_clip"].get<double>(), 0.5);
   args.config = R"({"defaults": "static", "seed": 3})";
   EXPECT_EQ(Train(args)["n_trees"], 100);

@@ -26,8 +26,13 @@ constexpr std::size_t kSubsampleRows = 10000;
 constexpr int kUnsampledTrees = 1000;
 // T of multiclass (rounds of K class trees) and of subsampled runs.
 constexpr int kTrees = 300;
-// T·η, the total step of the ensemble: η = kTotalStep/T for the chosen or given T.
+// T·η, the total step of the ensemble: η = total step/T for the chosen or given T. 30 for
+// multiclass, subsampled runs and non-private baselines.
 constexpr double kTotalStep = 30;
+// Unsampled binary runs: the margin's noise sd grows as T·η/ε while its signal grows with T·η
+// until the model fits, so the best total step grows with ε: measured best 20 at ε = 0.1, 40 at
+// 0.5, 40–50 at 1 on the 8 binary sets; T·η = 45·ε^(1/3) fits them (docs/trees_auto.md).
+constexpr double kBinaryTotalStepAtEpsilonOne = 45;
 // h* of unsampled binary runs (the lower value of S-BDT's grid, its §8): below the Hessian's bound
 // 1/4 it lowers the pair's sensitivity √(g*² + h*²) and lengthens the Newton steps of uncertain
 // rows; 0.1 beat 0.15, 0.2 and 0.25 at g* = 1/2 on the shared sets (docs/trees_auto.md).
@@ -35,8 +40,18 @@ constexpr double kBinaryHessianClip = 0.1;
 // Largest learning rate the rule picks (a given small T: T = 25 → 0.3, not 1.2).
 constexpr double kMaxLearningRate = 0.3;
 
-// η for T trees: kTotalStep/T, at most kMaxLearningRate.
-double LearningRateFor(double trees) { return std::min(kMaxLearningRate, kTotalStep / trees); }
+// T·η of a run: 45·ε^(1/3) for unsampled private binary runs, else kTotalStep.
+double TotalStep(const PublicFacts& facts, bool subsampled) {
+  if (facts.task != Task::kBinary || subsampled || !std::isfinite(facts.epsilon)) {
+    return kTotalStep;
+  }
+  return kBinaryTotalStepAtEpsilonOne * std::cbrt(facts.epsilon);
+}
+
+// η for T trees: the total step over T, at most kMaxLearningRate.
+double LearningRateFor(double total_step, double trees) {
+  return std::min(kMaxLearningRate, total_step / trees);
+}
 
 // S-BDT's setting (S-BDT §8 and its code: Poisson rate 0.1, leaf-balanced noise with Hessian
 // weight 0.2, depth 6, λ = 15, one feature per tree drawn from all of its candidates, 10 % of ε
@@ -143,7 +158,10 @@ json AutoSettings(const PublicFacts& facts, const json& config) {
   if (const auto t = given.find("n_estimators"); t != given.end()) {
     trees = t->is_number() ? t->get<double>() : 0.0;
   }
-  if (trees >= 1) settings["learning_rate"] = LearningRateFor(trees);
+  if (trees >= 1) {
+    const double total_step = TotalStep(facts, settings.contains("subsample"));
+    settings["learning_rate"] = LearningRateFor(total_step, trees);
+  }
   // A key the config gives wins (a given object replaces the rule's whole object).
   for (const auto& item : given.items()) settings.erase(item.key());
   // A non-private baseline releases nothing, so no initial score (refused with non_private).
