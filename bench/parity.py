@@ -78,6 +78,15 @@ def stratified_split(labels, seed, binary, train_share=0.7):
     return sorted(train), sorted(test)
 
 
+def recorded_keys(path, fields):
+    """The tuples of `fields` of every record already in the JSON-lines file at path (a run that
+    was interrupted resumes after them)."""
+    if not os.path.exists(path):
+        return set()
+    with open(path) as f:
+        return {tuple(json.loads(line)[k] for k in fields) for line in f}
+
+
 def write_rows(path, header, rows, indices):
     with open(path, "w") as f:
         f.write(",".join(header) + "\n")
@@ -110,23 +119,13 @@ def load_xy(path, schema, scale):
     return x, y
 
 
-def sbdt_worker(job):
-    """S-BDT through its Python wrapper, with S-BDT's setting (same as SBDT_RDPKIT)."""
-    sys.path.insert(0, job["peer"])
-    import numpy as np
-    import sbdt  # the peer's wrapper; its library is found relative to the working directory
-    schema = job["schema"]
+def sbdt_params(job, schema):
+    """S-BDT's wrapper arguments for S-BDT's setting (as SBDT_RDPKIT), T = job["trees"], ε =
+    job["epsilon"]; job["node"] turns its ignore_split_constraints off, job["params"] overrides
+    (another setting of S-BDT's grid, bench/auto_compare.py)."""
     binary = schema["task"] == "binary"
-    xtr, ytr = load_xy(job["train"], schema, True)
-    xte, yte = load_xy(job["test"], schema, True)
-    if not binary:  # labels to [-1, 1] by the public label bounds (S-BDT would use the data's)
-        lo, hi = schema["label_stats"]["min"], schema["label_stats"]["max"]
-        ytr = [2 * (v - lo) / (hi - lo) - 1 for v in ytr]
-    cat_idx = [i for i, f in enumerate(schema["features"]) if f["categorical"]]
-    num_idx = [i for i, f in enumerate(schema["features"]) if not f["categorical"]]
-    cat_values = [[float(c) for c in range(f["n_codes"])] if f["categorical"] else []
-                  for f in schema["features"]]
-    model = sbdt.S_BDT(
+    feats = schema["features"]
+    params = dict(
         nb_trees=job["trees"], subsampling_ratio=0.1, learning_rate=0.1, max_depth=6,
         newton_boosting=True, balance_partition=True, lambda_reg_mode=1, l2_lambda=15,
         reg_delta=2.0, min_samples_split=0, ignore_split_constraints=not job.get("node"),
@@ -143,8 +142,28 @@ def sbdt_worker(job):
         random_splits_from_candidates=True, refine_splits_subsample=1.0, cut_off_leaf_denom=True,
         custom_noise_scale=-1.0, verbosity=4,
         task="BinaryClassification" if binary else "Regression", feature_val_border=(0.0, 1.0),
-        continuous_learning=False, scale_y=not binary, cat_idx=cat_idx, num_idx=num_idx,
-        cat_values=cat_values)
+        continuous_learning=False, scale_y=not binary,
+        cat_idx=[i for i, f in enumerate(feats) if f["categorical"]],
+        num_idx=[i for i, f in enumerate(feats) if not f["categorical"]],
+        cat_values=[[float(c) for c in range(f["n_codes"])] if f["categorical"] else []
+                    for f in feats])
+    params.update(job.get("params", {}))
+    return params
+
+
+def sbdt_worker(job):
+    """S-BDT through its Python wrapper, with S-BDT's setting (same as SBDT_RDPKIT)."""
+    sys.path.insert(0, job["peer"])
+    import numpy as np
+    import sbdt  # the peer's wrapper; its library is found relative to the working directory
+    schema = job["schema"]
+    binary = schema["task"] == "binary"
+    xtr, ytr = load_xy(job["train"], schema, True)
+    xte, yte = load_xy(job["test"], schema, True)
+    if not binary:  # labels to [-1, 1] by the public label bounds (S-BDT would use the data's)
+        lo, hi = schema["label_stats"]["min"], schema["label_stats"]["max"]
+        ytr = [2 * (v - lo) / (hi - lo) - 1 for v in ytr]
+    model = sbdt.S_BDT(**sbdt_params(job, schema))
     model.train(np.ascontiguousarray(xtr, dtype=float), np.ascontiguousarray(ytr, dtype=float),
                 schema["name"])
     pred = list(model.predict(np.ascontiguousarray(xte, dtype=float)))

@@ -7,6 +7,9 @@ methods, plus Debian's non-private XGBoost (`xgboost` CLI, tree_method=hist) as 
 
 --quick runs only the floor configurations (spambase, DP-TR Newton, T = 300, eps in {1, 0.1})
 and XGBoost; the default runs the whole grid. Writes a markdown table (stdout and --out).
+
+The comparison of the trainer's auto settings with S-BDT's and Maddock et al.'s own code on all
+shared data sets (issue 14) is its successor, bench/auto_compare.py (docs/trees_auto.md).
 """
 import argparse
 import csv

@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "rdpkit/accountant/errors.h"
+#include "rdpkit/trees/auto_config.h"
 #include "rdpkit/trees/config.h"
 #include "rdpkit/trees/data.h"
 #include "rdpkit/trees/file_output.h"
@@ -162,8 +163,9 @@ int RunTrain(const TrainArgs& args, std::ostream& out) {
   if (!config_json.contains("objective") && has_schema) {
     config_json["objective"] = DefaultObjective(schema.task);
   }
-  const trees::TrainerConfig config = trees::TrainerConfig::FromJson(config_json);
-  const trees::Task task = trees::TaskOfObjective(config.objective);
+  // The keys as given, checked before the data is read; the auto rule fills in the others below.
+  const trees::TrainerConfig given = trees::TrainerConfig::FromJson(config_json);
+  const trees::Task task = trees::TaskOfObjective(given.objective);
   if (args.bounds_from_data) {
     if (args.err != nullptr) *args.err << kBoundsWarning << std::flush;
     if (!has_schema && task == trees::Task::kMulticlass) {
@@ -174,11 +176,13 @@ int RunTrain(const TrainArgs& args, std::ostream& out) {
     if (!has_schema) schema = trees::SchemaFromData(args.data, args.label, task);
   }
   if (has_schema && schema.task != task) {
-    throw InvalidArgument("objective", "\"" + trees::ToString(config.objective) +
+    throw InvalidArgument("objective", "\"" + trees::ToString(given.objective) +
                                            "\" does not fit the schema's task \"" +
                                            trees::TaskName(schema.task) + "\"");
   }
   const trees::Dataset data = trees::LoadCsv(args.data, schema, {.label = args.label});
+  // Keys the config does not give: the auto rule's, from public facts (n, m, task, ε, δ).
+  const trees::TrainerConfig config = trees::ResolveConfig(config_json, data.schema, data.n_rows());
 
   std::optional<ElapsedLines> progress_lines;
   std::optional<std::ostream> progress;

@@ -20,9 +20,10 @@ from ._errors import InvalidArgumentError, PrivacyLeakWarning
 from .accounting import Event
 
 # The trainer's config keys (DESIGN.md §5, docs/trees_training.md), each an estimator parameter
-# under its config name; None leaves the trainer's default (and the key out of the config).
+# under its config name; None leaves the key out of the config, so the trainer's auto rule chooses
+# it (docs/trees_auto.md; defaults="static" keeps the key table's fixed defaults instead).
 CONFIG_KEYS = (
-    "objective", "n_estimators", "max_depth", "learning_rate", "reg_lambda", "max_leaf_value",
+    "defaults", "objective", "n_estimators", "max_depth", "learning_rate", "reg_lambda", "max_leaf_value",
     "noisy_hessian_floor", "negative_hessian_leaf", "split_method", "split_scope",
     "leaf_update", "split_candidates", "feature_interaction", "batch_size", "subsample",
     "gradient_clip", "hessian_clip", "leaf_noise_weights", "initial_score", "renyi_filter",
@@ -55,7 +56,7 @@ class _DPGBTBase(BaseEstimator):
     _task = None
 
     def __init__(self, epsilon=1.0, delta=None, bounds=None, random_state=None, *,
-                 objective=None, n_estimators=None, max_depth=None, learning_rate=None,
+                 defaults=None, objective=None, n_estimators=None, max_depth=None, learning_rate=None,
                  reg_lambda=None, max_leaf_value=None, noisy_hessian_floor=None,
                  negative_hessian_leaf=None, split_method=None, split_scope=None,
                  leaf_update=None, split_candidates=None, feature_interaction=None,
@@ -67,6 +68,7 @@ class _DPGBTBase(BaseEstimator):
         self.delta = delta
         self.bounds = bounds
         self.random_state = random_state
+        self.defaults = defaults
         self.objective = objective
         self.n_estimators = n_estimators
         self.max_depth = max_depth

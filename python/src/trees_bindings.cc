@@ -16,6 +16,7 @@
 #include "bindings.h"
 #include "rdpkit/accountant/errors.h"
 #include "rdpkit/accountant/json_input.h"
+#include "rdpkit/trees/auto_config.h"
 #include "rdpkit/trees/config.h"
 #include "rdpkit/trees/data.h"
 #include "rdpkit/trees/model.h"
@@ -64,9 +65,9 @@ std::vector<double> LabelsOf(const DoubleArray& y) {
 trees::Model TrainArrays(const DoubleArray& x, const DoubleArray& y,
                          const std::vector<std::string>& feature_names,
                          const std::string& schema_text, const std::string& config_text) {
-  const trees::TrainerConfig config =
-      trees::TrainerConfig::FromJson(ParseJson(config_text, "config", "JSON text"));
-  const trees::Task task = trees::TaskOfObjective(config.objective);
+  const nlohmann::json config_json = ParseJson(config_text, "config", "JSON text");
+  const trees::TrainerConfig given = trees::TrainerConfig::FromJson(config_json);
+  const trees::Task task = trees::TaskOfObjective(given.objective);
   std::vector<std::vector<double>> columns = ColumnsOf(x);
   if (feature_names.size() != columns.size()) {
     throw InvalidArgument("feature_names", std::to_string(feature_names.size()) + " names",
@@ -76,7 +77,7 @@ trees::Model TrainArrays(const DoubleArray& x, const DoubleArray& y,
       schema_text.empty() ? trees::SchemaFromColumns(feature_names, columns, task)
                           : trees::Schema::FromJson(ParseJson(schema_text, "schema", "JSON text"));
   if (schema.task != task) {
-    throw InvalidArgument("objective", "\"" + trees::ToString(config.objective) +
+    throw InvalidArgument("objective", "\"" + trees::ToString(given.objective) +
                                            "\" does not fit the schema's task \"" +
                                            trees::TaskName(schema.task) + "\"");
   }
@@ -89,6 +90,8 @@ trees::Model TrainArrays(const DoubleArray& x, const DoubleArray& y,
   }
   const trees::Dataset data =
       trees::DatasetFromColumns(schema, std::move(columns), LabelsOf(y), "X");
+  // Keys the config does not give: the auto rule's, from public facts, as `rdpkit train`.
+  const trees::TrainerConfig config = trees::ResolveConfig(config_json, data.schema, data.n_rows());
   py::gil_scoped_release release;
   trees::Model model = trees::Train(data, config, {.progress = false, .progress_stream = nullptr});
   model.schema = data.schema;

@@ -219,6 +219,28 @@ TEST(TrainCommand, FlagsTrainWithoutAConfigAndOverrideOne) {
   EXPECT_THAT([&] { Train(args); }, ThrowsMessage<InvalidArgument>(HasSubstr("objective")));
 }
 
+// With only --epsilon the auto rule chooses the rest (docs/trees_auto.md); a key of --config wins,
+// and "defaults": "static" keeps the key table's fixed defaults. The model records the settings.
+TEST(TrainCommand, AutoSettingsAreChosenRecordedAndOverridable) {
+  const Toy toy;
+  TrainArgs args = toy.Args(nullptr);
+  args.quiet = true;
+  args.config = R"({"max_depth": 3, "seed": 3})";
+  args.epsilon = 1.0;
+  EXPECT_EQ(Train(args)["n_trees"], 1000);  // binary, 200 rows, ε = 1: T = 1000, η = 0.045
+  nlohmann::json config = nlohmann::json::parse(ReadText(toy.model))["config"];
+  EXPECT_EQ(config["defaults"], "auto");
+  EXPECT_EQ(config["max_depth"], 3);  // given
+  EXPECT_DOUBLE_EQ(config["learning_rate"].get<double>(), 0.045);
+  EXPECT_DOUBLE_EQ(config["gradient_clip"].get<double>(), 0.5);
+  args.config = R"({"defaults": "static", "seed": 3})";
+  EXPECT_EQ(Train(args)["n_trees"], 100);
+  config = nlohmann::json::parse(ReadText(toy.model))["config"];
+  EXPECT_FALSE(config.contains("defaults"));  // static is not written (old model bytes hold)
+  EXPECT_DOUBLE_EQ(config["learning_rate"].get<double>(), 0.3);
+  EXPECT_DOUBLE_EQ(config["gradient_clip"].get<double>(), 1.0);
+}
+
 TEST(TrainCommand, SaysWhichDeltaItChoseAndWhy) {
   const Toy toy;
   std::ostringstream err;

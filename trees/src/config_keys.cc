@@ -68,6 +68,7 @@ class TableWriter {
     std::string default_text = DefaultText(member);
     if (spec.required) default_text = "required";
     if (spec.absent != nullptr && default_text == "absent") default_text = spec.absent;
+    if (spec.default_text != nullptr) default_text = spec.default_text;
     Row(path, default_text, spec.accepted != nullptr ? spec.accepted : AcceptedText(member, spec),
         spec);
   }
@@ -135,6 +136,7 @@ std::string ToString(CandidateMethod value) { return internal::Spelling(value); 
 std::string ToString(InteractionMethod value) { return internal::Spelling(value); }
 std::string ToString(SplitScope value) { return internal::Spelling(value); }
 std::string ToString(NegativeHessianLeaf value) { return internal::Spelling(value); }
+std::string ToString(Defaults value) { return internal::Spelling(value); }
 
 Task TaskOfObjective(Objective objective) {
   switch (objective) {

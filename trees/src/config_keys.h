@@ -47,9 +47,10 @@ struct KeySpec {
   const char* accepted = nullptr;  // docs text, when the range alone does not say it
   const char* what = "";           // one-line meaning
   const char* paper = "";
-  const char* absent = nullptr;  // docs default of an optional key or group ("absent (…)")
-  bool required = false;         // inside an optional group: the group needs it
-  bool write_default = true;     // false: ToJson omits the key while it is false / 0 / empty
+  const char* absent = nullptr;        // docs default of an optional key or group ("absent (…)")
+  bool required = false;               // inside an optional group: the group needs it
+  bool write_default = true;           // false: ToJson omits the key while it is false / 0 / empty
+  const char* default_text = nullptr;  // docs default when it is not the member initializer's
 };
 
 // JSON spellings of the enumerations, in declaration order: the only place they are written.
@@ -114,6 +115,14 @@ struct EnumSpellings<NegativeHessianLeaf> {
   }};
 };
 
+template <>
+struct EnumSpellings<Defaults> {
+  static constexpr std::array<std::pair<Defaults, std::string_view>, 2> kValues{{
+      {Defaults::kStatic, "static"},
+      {Defaults::kAuto, "auto"},
+  }};
+};
+
 template <class Enum>
 std::optional<Enum> EnumFromString(std::string_view text) {
   for (const auto& [value, name] : EnumSpellings<Enum>::kValues) {
@@ -153,6 +162,13 @@ void RequireMeaningfulScopes(const TrainerConfig& c);
 template <class Visitor, class Config>
 void DeclareTreeKeys(Visitor& v, Config& c) {
   using SplitCandidates = TrainerConfig::SplitCandidates;
+  v.Key("defaults", c.defaults,
+        {.what = "keys the config does not give: chosen from n, m, the task, ε and δ by the auto "
+                 "rule (docs/trees_auto.md), or the fixed defaults of this table (`static`); a "
+                 "given key always wins",
+         .write_default = false,
+         .default_text = "`auto` (`rdpkit train`, Python; a TrainerConfig built in C++: "
+                         "`static`)"});
   v.Key("objective", c.objective,
         {.what = "loss; must fit the schema's `task`", .paper = "XGBoost names"});
   v.Key("n_estimators", c.n_estimators,

@@ -37,6 +37,9 @@ enum class SplitScope { kNode, kAll };
 // A Newton/gradient leaf whose noisy Hessian sum is negative: the floored step (rdpkit), or 0
 // (S-BDT's code).
 enum class NegativeHessianLeaf { kFloor, kZero };
+// Keys a config does not give: chosen by the auto rule from public facts (auto_config.h), or the
+// fixed defaults of the key table (static).
+enum class Defaults { kStatic, kAuto };
 
 // The JSON spelling of a value ("binary:logistic", "totally_random", ...). A value outside the
 // enumeration (a cast) → InternalError.
@@ -47,11 +50,16 @@ std::string ToString(CandidateMethod value);
 std::string ToString(InteractionMethod value);
 std::string ToString(SplitScope value);
 std::string ToString(NegativeHessianLeaf value);
+std::string ToString(Defaults value);
 // Task of the schemas an objective trains on.
 Task TaskOfObjective(Objective objective);
 
 struct TrainerConfig {
   // Ranges, meanings and papers of the keys: config_keys.h (and docs/trees_training.md).
+  // How the keys below that a config does not give were set: by the auto rule (ResolveConfig,
+  // auto_config.h: `rdpkit train` and the Python estimators) or at the member initializers here
+  // (static; FromJson alone, or a config built in C++).
+  Defaults defaults = Defaults::kStatic;
   Objective objective = Objective::kBinaryLogistic;
   // T, number of trees, [1, 100000].
   int n_estimators = 100;

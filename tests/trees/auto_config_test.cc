@@ -1,0 +1,185 @@
+#include "rdpkit/trees/auto_config.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "rdpkit/accountant/convert.h"
+#include "rdpkit/accountant/errors.h"
+#include "rdpkit/accountant/event.h"
+#include "rdpkit/trees/accounting.h"
+#include "rdpkit/trees/train.h"
+#include "synthetic_data.h"
+
+namespace rdpkit::trees {
+namespace {
+
+using nlohmann::json;
+using ::testing::HasSubstr;
+using ::testing::ThrowsMessage;
+
+json PrivacyOnly(double epsilon) { return {{"privacy", {{"epsilon", epsilon}}}}; }
+
+PublicFacts Facts(std::size_t n, int m, Task task, double epsilon) {
+  PublicFacts facts;
+  facts.n_rows = n;
+  facts.n_features = m;
+  facts.task = task;
+  facts.n_classes = task == Task::kMulticlass ? 3 : 0;
+  facts.epsilon = epsilon;
+  facts.delta = DefaultDelta(n);
+  return facts;
+}
+
+TEST(AutoSettings, ChoosesManySmallStepsForClassificationBelowTenThousandRows) {
+  for (const double epsilon : {0.1, 1.0}) {
+    json s = AutoSettings(Facts(9999, 20, Task::kBinary, epsilon), json::object());
+    EXPECT_EQ(s["objective"], "binary:logistic");
+    EXPECT_EQ(s["n_estimators"], 1000);
+    EXPECT_DOUBLE_EQ(s["learning_rate"].get<double>(), 45 * std::cbrt(epsilon) / 1000);
+    EXPECT_FALSE(s.contains("subsample"));
+    EXPECT_EQ(s["gradient_clip"], 0.5);  // |σ(0) − y|
+    EXPECT_EQ(s["hessian_clip"], 0.1);
+    s = AutoSettings(Facts(3000, 20, Task::kMulticlass, epsilon), json::object());
+    EXPECT_EQ(s["objective"], "multi:softprob");
+    EXPECT_EQ(s["n_estimators"], 300);  // rounds of K class trees
+    EXPECT_DOUBLE_EQ(s["learning_rate"].get<double>(), 0.1);
+    EXPECT_DOUBLE_EQ(s["gradient_clip"].get<double>(), std::sqrt(2.0 / 3));  // ‖1/K − e_y‖, K = 3
+    EXPECT_FALSE(s.contains("hessian_clip"));
+    // One-vs-rest trains binary class trees: softprob's clip is not chosen for it.
+    EXPECT_FALSE(
+        AutoSettings(Facts(3000, 20, Task::kMulticlass, epsilon), {{"objective", "multi:ovr"}})
+            .contains("gradient_clip"));
+  }
+}
+
+TEST(AutoSettings, SubsamplesRegressionAndLargeClassificationRuns) {
+  const auto expect_subsampled = [](const json& s, double hessian_clip, bool initial_score) {
+    EXPECT_EQ(s["subsample"], 0.1);
+    EXPECT_EQ(s["leaf_noise_weights"], json({0.2, 0.8}));
+    EXPECT_EQ(s["n_estimators"], 300);
+    EXPECT_DOUBLE_EQ(s["learning_rate"].get<double>(), 0.1);
+    EXPECT_EQ(s["max_depth"], 6);
+    EXPECT_EQ(s["split_scope"], "all");
+    EXPECT_EQ(s["hessian_clip"], hessian_clip);
+    EXPECT_EQ(s.contains("initial_score"), initial_score);
+  };
+  expect_subsampled(AutoSettings(Facts(10000, 11, Task::kBinary, 0.5), {}), 0.25, true);
+  expect_subsampled(AutoSettings(Facts(300, 10, Task::kRegression, 0.5), {}), 1.0, true);
+  expect_subsampled(AutoSettings(Facts(50000, 10, Task::kMulticlass, 0.5), {}), 0.25, false);
+  // A non-private baseline (ε = ∞) is not subsampled and gets no initial score.
+  const json baseline =
+      AutoSettings(Facts(300, 10, Task::kRegression, std::numeric_limits<double>::infinity()),
+                   {{"non_private", true}});
+  EXPECT_FALSE(baseline.contains("subsample"));
+  EXPECT_FALSE(baseline.contains("initial_score"));
+  EXPECT_EQ(baseline["n_estimators"], 1000);
+  // split_scope "all" only where the config's split method draws splits at random.
+  EXPECT_FALSE(AutoSettings(Facts(300, 10, Task::kRegression, 1), {{"split_method", "histogram"}})
+                   .contains("split_scope"));
+}
+
+TEST(AutoSettings, AGivenNumberOfTreesSetsTheLearningRate) {
+  const PublicFacts facts = Facts(3000, 20, Task::kBinary, 1.0);
+  const json given = {{"n_estimators", 300}};
+  const json s = AutoSettings(facts, given);
+  EXPECT_FALSE(s.contains("n_estimators"));                  // the config's own
+  EXPECT_DOUBLE_EQ(s["learning_rate"].get<double>(), 0.15);  // T·η = 45 at ε = 1
+  // Subsampled (regression) and multiclass runs keep T·η = 30.
+  EXPECT_DOUBLE_EQ(
+      AutoSettings(Facts(3000, 20, Task::kRegression, 1.0), given)["learning_rate"].get<double>(),
+      0.1);
+  EXPECT_DOUBLE_EQ(AutoSettings(facts, {{"n_estimators", 20}})["learning_rate"].get<double>(),
+                   0.3);  // at most 0.3
+  // An invalid T sets no learning rate: FromJson refuses it by name, nothing is clamped.
+  EXPECT_FALSE(AutoSettings(facts, {{"n_estimators", 0}}).contains("learning_rate"));
+  const Dataset data = testing::SyntheticData(50, 2);
+  json config = PrivacyOnly(1.0);
+  config["n_estimators"] = -3;
+  EXPECT_THAT([&] { (void)ResolveConfig(config, data.schema, data.n_rows()); },
+              ThrowsMessage<InvalidArgument>(HasSubstr("n_estimators")));
+}
+
+TEST(AutoSettings, GivenKeysAreNeverChosen) {
+  const json given = {{"learning_rate", 0.5}, {"max_depth", 2}, {"initial_score", nullptr}};
+  for (const Task task : {Task::kBinary, Task::kRegression, Task::kMulticlass}) {
+    for (const double epsilon : {0.1, 1.0}) {
+      for (const std::size_t n : {300, 40000}) {
+        const json s = AutoSettings(Facts(n, 10, task, epsilon), given);
+        EXPECT_FALSE(s.contains("learning_rate"));
+        EXPECT_FALSE(s.contains("max_depth"));
+        EXPECT_FALSE(s.contains("initial_score"));
+      }
+    }
+  }
+}
+
+TEST(ResolveConfig, GivenKeysWinAndTheRestIsTheRule) {
+  const Dataset data = testing::SyntheticData(500, 4);
+  json config = PrivacyOnly(1.0);
+  config["max_depth"] = 3;
+  const TrainerConfig c = ResolveConfig(config, data.schema, data.n_rows());
+  EXPECT_EQ(c.defaults, Defaults::kAuto);
+  EXPECT_EQ(c.max_depth, 3);
+  const json rule = AutoSettings(PublicFactsOf(config, data.schema, data.n_rows()), config);
+  EXPECT_EQ(c.n_estimators, rule["n_estimators"].get<int>());
+  EXPECT_DOUBLE_EQ(c.learning_rate, rule["learning_rate"].get<double>());
+}
+
+TEST(ResolveConfig, StaticDefaultsAreTheKeyTables) {
+  const Dataset data = testing::SyntheticData(500, 4);
+  json config = PrivacyOnly(1.0);
+  config["defaults"] = "static";
+  const TrainerConfig c = ResolveConfig(config, data.schema, data.n_rows());
+  const TrainerConfig fixed;
+  EXPECT_EQ(c.defaults, Defaults::kStatic);
+  EXPECT_EQ(c.n_estimators, fixed.n_estimators);
+  EXPECT_EQ(c.learning_rate, fixed.learning_rate);
+  EXPECT_EQ(c.max_depth, fixed.max_depth);
+}
+
+TEST(ResolveConfig, BadDefaultsValueIsRefusedByName) {
+  const Dataset data = testing::SyntheticData(50, 2);
+  json config = PrivacyOnly(1.0);
+  config["defaults"] = "best";
+  EXPECT_THAT([&] { (void)ResolveConfig(config, data.schema, data.n_rows()); },
+              ThrowsMessage<InvalidArgument>(HasSubstr("defaults")));
+}
+
+// The rule reads public facts only: two data sets with the same n, m, task and target get the
+// same settings whatever their values.
+TEST(ResolveConfig, DependsOnPublicFactsOnly) {
+  const Dataset a = testing::SyntheticData(800, 5, Task::kBinary, /*seed=*/1);
+  const Dataset b = testing::SyntheticData(800, 5, Task::kBinary, /*seed=*/2, /*flip=*/0.4);
+  const json config = PrivacyOnly(0.5);
+  EXPECT_EQ(ResolveConfig(config, a.schema, a.n_rows()).ToJson(),
+            ResolveConfig(config, b.schema, b.n_rows()).ToJson());
+}
+
+// The model written for an auto run records every chosen setting, and its privacy event gives
+// back its ε.
+TEST(ResolveConfig, ModelRecordsTheChosenSettingsAndItsEventGivesBackEpsilon) {
+  for (const Task task : {Task::kBinary, Task::kRegression}) {
+    const Dataset data = testing::SyntheticData(400, 3, task);
+    json config = PrivacyOnly(1.0);
+    // Regression subsamples: a short run keeps its calibration quick in a test.
+    if (task == Task::kRegression) config["n_estimators"] = 20;
+    const TrainerConfig resolved = ResolveConfig(config, data.schema, data.n_rows());
+    const Model model = Train(data, resolved, {.progress = false});
+    EXPECT_EQ(model.config, resolved.ToJson());
+    EXPECT_EQ(model.config["defaults"], "auto");
+    const json rule = AutoSettings(PublicFactsOf(config, data.schema, data.n_rows()), config);
+    for (const auto& item : rule.items()) EXPECT_EQ(model.config[item.key()], item.value());
+    const double delta = model.privacy["delta"].get<double>();
+    const auto eps =
+        accountant::Epsilon(accountant::Event::FromJson(model.privacy["event"]), delta);
+    EXPECT_DOUBLE_EQ(eps.epsilon, model.privacy["epsilon"].get<double>());
+    EXPECT_LE(eps.epsilon, 1.0);
+  }
+}
+
+}  // namespace
+}  // namespace rdpkit::trees

@@ -1,0 +1,188 @@
+// The auto rule (docs/trees_auto.md): settings from public facts only. Every constant below was
+// chosen on all 13 shared data sets together (bench/auto_grid.py; tables in docs/trees_auto.md),
+// never on one.
+#include "rdpkit/trees/auto_config.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "rdpkit/accountant/errors.h"
+#include "rdpkit/trees/accounting.h"
+
+namespace rdpkit::trees {
+namespace {
+
+using nlohmann::json;
+
+// Rows from which a classification run subsamples (regression always does): with n ≥ 10 000 a
+// Poisson rate of 0.1 still gives each tree ≥ 1000 rows, and subsampled runs won on every data
+// set of that size (docs/trees_auto.md); below it, unsampled runs of many trees won.
+constexpr std::size_t kSubsampleRows = 10000;
+// T of unsampled binary runs (and non-private baselines): without subsampling the margin's noise
+// depends on T·η only (T leaf releases, each with noise sd ∝ √T/ε, times η), while more trees
+// average more random partitions, so many trees at a small step (docs/trees_auto.md § Why).
+constexpr int kUnsampledTrees = 1000;
+// T of multiclass (rounds of K class trees) and of subsampled runs.
+constexpr int kTrees = 300;
+// T·η, the total step of the ensemble: η = total step/T for the chosen or given T. 30 for
+// multiclass, subsampled runs and non-private baselines.
+constexpr double kTotalStep = 30;
+// Unsampled binary runs: the margin's noise sd grows as T·η/ε while its signal grows with T·η
+// until the model fits, so the best total step grows with ε: measured best 20 at ε = 0.1, 40 at
+// 0.5, 40–50 at 1 on the 8 binary sets; T·η = 45·ε^(1/3) fits them (docs/trees_auto.md).
+constexpr double kBinaryTotalStepAtEpsilonOne = 45;
+// h* of unsampled binary runs (the lower value of S-BDT's grid, its §8): below the Hessian's bound
+// 1/4 it lowers the pair's sensitivity √(g*² + h*²) and lengthens the Newton steps of uncertain
+// rows; 0.1 beat 0.15, 0.2 and 0.25 at g* = 1/2 on the shared sets (docs/trees_auto.md).
+constexpr double kBinaryHessianClip = 0.1;
+// Largest learning rate the rule picks (a given small T: T = 25 → 0.3, not 1.2).
+constexpr double kMaxLearningRate = 0.3;
+
+// T·η of a run: 45·ε^(1/3) for unsampled private binary runs, else kTotalStep.
+double TotalStep(const PublicFacts& facts, bool subsampled) {
+  if (facts.task != Task::kBinary || subsampled || !std::isfinite(facts.epsilon)) {
+    return kTotalStep;
+  }
+  return kBinaryTotalStepAtEpsilonOne * std::cbrt(facts.epsilon);
+}
+
+// η for T trees: the total step over T, at most kMaxLearningRate.
+double LearningRateFor(double total_step, double trees) {
+  return std::min(kMaxLearningRate, total_step / trees);
+}
+
+// S-BDT's setting (S-BDT §8 and its code: Poisson rate 0.1, leaf-balanced noise with Hessian
+// weight 0.2, depth 6, λ = 15, one feature per tree drawn from all of its candidates, 10 % of ε
+// on the initial score, g* = 0.5) with rdpkit's leaf rule (the floored noisy Hessian).
+json SubsampledSettings(const PublicFacts& facts) {
+  json s = json::object();
+  s["n_estimators"] = kTrees;
+  s["subsample"] = 0.1;
+  s["leaf_noise_weights"] = {0.2, 0.8};
+  s["max_depth"] = 6;
+  s["reg_lambda"] = 15;
+  s["feature_interaction"] = {{"method", "cyclical"}, {"k", 1}};
+  s["split_scope"] = "all";
+  s["gradient_clip"] = 0.5;
+  // h* = 1/4 bounds the binary Hessian p(1 − p); regression Hessians are 1 (a count).
+  s["hessian_clip"] = facts.task == Task::kRegression ? 1.0 : 0.25;
+  // No initial score for multiclass (refused there: its base margins are public, softmax.h).
+  if (facts.task != Task::kMulticlass) {
+    s["initial_score"] = {{"epsilon_share", 0.1}, {"label_clip", 1.0}};
+  }
+  return s;
+}
+
+// The rule's settings besides the learning rate (set from T in AutoSettings).
+json RuleSettings(const PublicFacts& facts) {
+  // A non-private baseline (ε = ∞) gets no privacy device: subsampling and leaf-balanced noise
+  // only trade rows for less noise.
+  const bool subsample = std::isfinite(facts.epsilon) &&
+                         (facts.task == Task::kRegression || facts.n_rows >= kSubsampleRows);
+  if (subsample) {
+    return SubsampledSettings(facts);
+  }
+  json s = json::object();
+  s["n_estimators"] = facts.task == Task::kMulticlass ? kTrees : kUnsampledTrees;
+  if (!std::isfinite(facts.epsilon)) return s;
+  // g* = the norm of every record's gradient in the first round, so that clipping starts only
+  // where a prediction has moved the wrong way: binary |σ(0) − y| = 1/2; softprob at p = 1/K,
+  // ‖p − e_y‖ = √((K − 1)/K). With h* it cuts the binary pair's sensitivity √(g*² + h*²) from
+  // √17/4 ≈ 1.03 to ≈ 0.51, about half the noise.
+  if (facts.task == Task::kBinary) {
+    s["gradient_clip"] = 0.5;
+    s["hessian_clip"] = kBinaryHessianClip;
+  } else {
+    const double k = std::max(2, facts.n_classes);
+    s["gradient_clip"] = std::sqrt((k - 1) / k);
+  }
+  return s;
+}
+
+// split_scope "all" needs data-independent random splits (RequireMeaningfulScopes): drop it when
+// the config's own split_method or feature_interaction rules it out.
+void DropInapplicable(json& settings, const json& given) {
+  if (!settings.contains("split_scope")) return;
+  // The value a key will have: the config's, else the rule's, else null (the static default).
+  const auto merged = [&](const char* key) {
+    if (const auto it = given.find(key); it != given.end()) return *it;
+    if (const auto it = settings.find(key); it != settings.end()) return *it;
+    return json();
+  };
+  const json split_method = merged("split_method");
+  const std::string method =
+      split_method.is_string() ? split_method.get<std::string>() : std::string("totally_random");
+  const json interaction = merged("feature_interaction");
+  const bool one_feature = interaction.is_object() && interaction.contains("k") &&
+                           interaction["k"].is_number_integer() && interaction["k"] == 1;
+  if (method != "totally_random" && !(method == "partially_random" && one_feature)) {
+    settings.erase("split_scope");
+  }
+}
+
+}  // namespace
+
+PublicFacts PublicFactsOf(const json& config, const Schema& schema, std::size_t n_rows) {
+  PublicFacts facts;
+  facts.n_rows = n_rows;
+  facts.n_features = static_cast<int>(schema.features.size());
+  facts.task = schema.task;
+  facts.n_classes = schema.task == Task::kMulticlass ? schema.n_classes : 0;
+  facts.epsilon = std::numeric_limits<double>::infinity();
+  facts.delta = DefaultDelta(n_rows);
+  const auto privacy = config.find("privacy");
+  if (privacy != config.end() && privacy->is_object()) {
+    const auto epsilon = privacy->find("epsilon");
+    if (epsilon != privacy->end() && epsilon->is_number()) facts.epsilon = epsilon->get<double>();
+    const auto delta = privacy->find("delta");
+    if (delta != privacy->end() && delta->is_number()) facts.delta = delta->get<double>();
+  }
+  return facts;
+}
+
+json AutoSettings(const PublicFacts& facts, const json& config) {
+  if (!config.is_object() && !config.is_null()) {
+    throw InvalidArgument("config", "must be a JSON object");
+  }
+  const json given = config.is_null() ? json::object() : config;
+  json settings = RuleSettings(facts);
+  // The objective of the schema's task (softprob: K class trees per round, docs/trees_training.md).
+  settings["objective"] = facts.task == Task::kBinary       ? "binary:logistic"
+                          : facts.task == Task::kRegression ? "reg:squarederror"
+                                                            : "multi:softprob";
+  // η by T: the chosen T, or the one the config gives. A given T outside [1, ∞) sets no η (the
+  // config's validation refuses it, naming n_estimators).
+  double trees = settings["n_estimators"].get<double>();
+  if (const auto t = given.find("n_estimators"); t != given.end()) {
+    trees = t->is_number() ? t->get<double>() : 0.0;
+  }
+  if (trees >= 1) {
+    const double total_step = TotalStep(facts, settings.contains("subsample"));
+    settings["learning_rate"] = LearningRateFor(total_step, trees);
+  }
+  // A key the config gives wins (a given object replaces the rule's whole object).
+  for (const auto& item : given.items()) settings.erase(item.key());
+  // A non-private baseline releases nothing, so no initial score (refused with non_private).
+  // The multiclass clip is softprob's gradient norm; one-vs-rest trains binary class trees.
+  if (given.value("objective", json()) == "multi:ovr") settings.erase("gradient_clip");
+  const auto non_private = given.find("non_private");
+  if (non_private != given.end() && *non_private == true) settings.erase("initial_score");
+  DropInapplicable(settings, given);
+  return settings;
+}
+
+TrainerConfig ResolveConfig(const json& config, const Schema& schema, std::size_t n_rows) {
+  if (!config.is_object()) throw InvalidArgument("config", "must be a JSON object");
+  json merged = config;
+  const auto defaults = config.find("defaults");
+  if (defaults == config.end() || *defaults == "auto") {
+    merged["defaults"] = "auto";
+    const json settings = AutoSettings(PublicFactsOf(config, schema, n_rows), config);
+    for (const auto& item : settings.items()) merged[item.key()] = item.value();
+  }
+  return TrainerConfig::FromJson(merged);
+}
+
+}  // namespace rdpkit::trees
