@@ -266,11 +266,11 @@ void Trainer::RefineCandidatesIh() {
     if (spec.categorical || bins_->candidates(f).empty()) continue;
     const std::size_t cells = bins_->candidates(f).size() + 1;
     std::vector<double> hist(cells, 0.0);
-    const std::uint16_t* bins = bins_->bins(f);
     for (std::size_t i = 0; i < n_; ++i) {
       if (!in_sample_.empty() && !in_sample_[i]) continue;
-      if (bins[i] == kMissingBin) continue;
-      hist[bins[i]] += stats()[i].b;
+      const std::uint16_t bin = bins_->bin(f, i);
+      if (bin == kMissingBin) continue;
+      hist[bin] += stats()[i].b;
     }
     plan_->ReleaseHessianHistogram(hist);
     bins_->SetCandidates(f, internal::RefineIterativeHessian(spec, bins_->candidates(f), hist,
@@ -311,7 +311,7 @@ std::vector<Pair> Trainer::Histogram(const std::vector<int>& features, std::size
       const Pair s = count_as_b ? Pair{row.a, 1.0} : row;
       for (std::size_t slot = 0; slot < k; ++slot) {
         const auto f = static_cast<std::size_t>(features[slot]);
-        const std::uint16_t bin = bins_->bins(f)[i];
+        const std::uint16_t bin = bins_->bin(f, i);
         std::size_t cell;
         if (cell_split == nullptr) {
           cell = bin == kMissingBin ? bins_->candidates(f).size() + 1 : bin;
