@@ -228,8 +228,9 @@ struct ColumnPlan {};
 bool TreeRouter::Supports(RouteKernel kernel, const BinnedMatrix& bins, int depth) {
   switch (kernel) {
     case RouteKernel::kAuto:
-    case RouteKernel::kWideBins:
       return true;
+    case RouteKernel::kWideBins:
+      return !bins.compact();
     case RouteKernel::kScalarBytes:
       return bins.compact();
     case RouteKernel::kColumnBytes:

@@ -18,7 +18,7 @@ namespace rdpkit::trees::internal {
 
 enum class RouteKernel {
   kAuto,         // the fastest kernel that applies
-  kWideBins,     // 16-bit bins, level by level (the only one for more than 253 candidates)
+  kWideBins,     // 16-bit bins, level by level (more than 253 candidates, the only kernel then)
   kScalarBytes,  // byte bins, scalar, 8 rows in flight
   kColumnBytes,  // byte bins column by column, AVX2 (rows not a multiple of 32: kScalarBytes)
 };
