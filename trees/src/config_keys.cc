@@ -135,6 +135,7 @@ std::string ToString(CandidateMethod value) { return internal::Spelling(value); 
 std::string ToString(InteractionMethod value) { return internal::Spelling(value); }
 std::string ToString(SplitScope value) { return internal::Spelling(value); }
 std::string ToString(NegativeHessianLeaf value) { return internal::Spelling(value); }
+std::string ToString(DistributedNoise value) { return internal::Spelling(value); }
 
 Task TaskOfObjective(Objective objective) {
   switch (objective) {

@@ -37,6 +37,9 @@ enum class SplitScope { kNode, kAll };
 // A Newton/gradient leaf whose noisy Hessian sum is negative: the floored step (rdpkit), or 0
 // (S-BDT's code).
 enum class NegativeHessianLeaf { kFloor, kZero };
+// Where the noise of a release over several ranks is drawn (docs/distributed.md): once, on rank 0,
+// or as K independent shares N(0, σ²/K) under secure aggregation.
+enum class DistributedNoise { kCentral, kShares };
 
 // The JSON spelling of a value ("binary:logistic", "totally_random", ...). A value outside the
 // enumeration (a cast) → InternalError.
@@ -47,6 +50,7 @@ std::string ToString(CandidateMethod value);
 std::string ToString(InteractionMethod value);
 std::string ToString(SplitScope value);
 std::string ToString(NegativeHessianLeaf value);
+std::string ToString(DistributedNoise value);
 // Task of the schemas an objective trains on.
 Task TaskOfObjective(Objective objective);
 
@@ -145,6 +149,8 @@ struct TrainerConfig {
   std::optional<std::uint64_t> seed;
   // Worker threads, [1, 256].
   int threads = 1;
+  // Runs over several ranks (MPI, or the in-process simulation) only; docs/distributed.md.
+  DistributedNoise distributed_noise = DistributedNoise::kCentral;
 
   // Throws rdpkit::InvalidArgument naming the key of the first invalid field.
   void Validate() const;
