@@ -14,6 +14,8 @@ packages=(
   nlohmann-json3-dev libcli11-dev       # JSON, command line
   libgtest-dev libgmock-dev libbenchmark-dev  # tests and benchmarks
   clang-format                          # format check in scripts/test.sh
+  libopenmpi-dev openmpi-bin            # distributed training (-DRDPKIT_WITH_MPI=ON, mpirun)
+  ccache                                # scripts/test.sh: the MPI build reuses the Release objects
   clang libclang-rt-dev                 # fuzz harnesses: clang + compiler-rt's libFuzzer, ASan,
                                         # UBSan (libclang-rt-dev pulls libclang-rt-14-dev on 12)
   python3-dev pybind11-dev python3-pybind11   # the Python package (python/, pip install .)

@@ -7,6 +7,7 @@
 #include "rdpkit/trees/binned_csv.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <optional>
 
@@ -109,6 +110,39 @@ void ForEachLine(std::string_view block, std::size_t begin, std::size_t end, Fn&
   }
 }
 
+// BinOf for candidates spread evenly over [min, max] on a linear (uniform) or log1p (log) scale:
+// the scale gives a guess of the bin, and exact comparisons with the candidates move it to the
+// number of candidates c with x ≥ c — BinOf's answer whatever the guess (GoesLeft: x < c).
+class FeatureBinner {
+ public:
+  FeatureBinner(const FeatureSpec& spec, const std::vector<double>& candidates, bool log_scale)
+      : c_(candidates), min_(spec.min), log_(log_scale && !spec.categorical) {
+    const double width = log_ ? std::log1p(spec.max - spec.min) : spec.max - spec.min;
+    scale_ = width > 0 && std::isfinite(width) ? static_cast<double>(c_.size()) / width : 0;
+  }
+  std::uint8_t Bin(double x) const {
+    if (std::isnan(x)) return internal::kMissingByte;
+    const double t = log_ ? std::log1p(x - min_) : x - min_;
+    const double guess = t * scale_;
+    std::size_t j = guess > 0 ? static_cast<std::size_t>(std::min(guess, 255.0)) : 0;
+    j = std::min(j, c_.size());
+    while (j < c_.size() && !(x < c_[j])) ++j;
+    while (j > 0 && x < c_[j - 1]) --j;
+    return static_cast<std::uint8_t>(j);
+  }
+
+ private:
+  const std::vector<double>& c_;
+  double min_;
+  bool log_;
+  double scale_ = 0;
+};
+
+// A category code 0..n_codes−1 or missing (internal::CodeProblem says why not).
+bool IsCode(double value, int n_codes) {
+  return std::isnan(value) || (value == std::floor(value) && value >= 0 && value < n_codes);
+}
+
 // One thread's part of a block.
 struct Span {
   std::size_t begin = 0, end = 0;
@@ -155,6 +189,10 @@ class BinningReader {
           internal::InitialCandidates(schema.features[f], f, sc.method, sc.count, {}));
     }
     binned_ = std::move(binned);
+    for (std::size_t f = 0; f < schema.features.size(); ++f) {
+      binners_.emplace_back(schema.features[f], binned_->candidates[f],
+                            sc.method == CandidateMethod::kLog);
+    }
   }
 
   Dataset Read(BlockSource& source);
@@ -182,6 +220,7 @@ class BinningReader {
   std::string source_;
   internal::WorkerPool pool_;
   std::shared_ptr<BinnedFeatures> binned_;
+  std::vector<FeatureBinner> binners_;
   internal::HeaderColumns header_;
   std::vector<std::string> header_names_;
   std::uint64_t header_line_ = 0;
@@ -247,6 +286,7 @@ bool BinningReader::ParseSpan(std::string_view block, const Span& span, ThreadSt
       const ColumnTarget& target = header_.targets[c];
       if (target.kind == ColumnTarget::kLabel) {
         labels_[local] = value;
+        if (schema_.task == Task::kBinary && (value == 0 || value == 1)) return;
         const std::string problem = internal::LabelProblem(schema_, value);
         if (!problem.empty() && !state.label.error) {
           state.label.Keep(this_row,
@@ -257,9 +297,9 @@ bool BinningReader::ParseSpan(std::string_view block, const Span& span, ThreadSt
       }
       const auto f = static_cast<std::size_t>(target.feature);
       const FeatureSpec& spec = schema_.features[f];
-      if (spec.categorical) {
+      if (spec.categorical && !IsCode(value, spec.n_codes)) {
         const std::string problem = internal::CodeProblem(spec, value);
-        if (!problem.empty() && !state.feature[f].error) {
+        if (!state.feature[f].error) {
           state.feature[f].Keep(
               this_row,
               InvalidArgument("data", Where(this_row, line_number, spec.name) + ": " + problem));
