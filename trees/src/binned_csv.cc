@@ -297,20 +297,18 @@ bool BinningReader::ParseSpan(std::string_view block, const Span& span, ThreadSt
       }
       const auto f = static_cast<std::size_t>(target.feature);
       const FeatureSpec& spec = schema_.features[f];
-      if (spec.categorical && !IsCode(value, spec.n_codes)) {
-        const std::string problem = internal::CodeProblem(spec, value);
-        if (!state.feature[f].error) {
+      if (spec.categorical) {
+        if (!IsCode(value, spec.n_codes) && !state.feature[f].error) {
           state.feature[f].Keep(
-              this_row,
-              InvalidArgument("data", Where(this_row, line_number, spec.name) + ": " + problem));
+              this_row, InvalidArgument("data", Where(this_row, line_number, spec.name) + ": " +
+                                                    internal::CodeProblem(spec, value)));
         }
       } else if (internal::ClipValue(spec, value)) {
         ++state.clipped[f];
       }
-      const std::uint16_t bin = internal::BinOf(binned_->candidates[f], static_cast<int>(f), value);
-      if (bin == internal::kMissingBin) state.missing[f] = 1;
-      bins[f * n_local + local] =
-          bin == internal::kMissingBin ? std::uint8_t{255} : static_cast<std::uint8_t>(bin);
+      const std::uint8_t bin = binners_[f].Bin(value);
+      if (bin == internal::kMissingByte) state.missing[f] = 1;
+      bins[f * n_local + local] = bin;
     });
     if (error.kind == LineError::kBadValue) {
       state.parse.Keep(this_row,
