@@ -186,6 +186,31 @@ int RunTrain(const TrainArgs& args, std::ostream& out) {
 
 namespace {
 
+// The training log's exact counts over every rank (each rank reads its own rows): rows and
+// clipped values per feature; in a run over several ranks also written into `log` with the
+// labels clipped, the number of ranks and the bytes handed to the collectives.
+struct RowCounts {
+  std::size_t rows = 0;
+  std::vector<std::size_t> clipped;
+};
+RowCounts CountOverRanks(const trees::Dataset& data, TrainRanks& ranks, nlohmann::json& log) {
+  RowCounts counts{data.n_rows(), data.clipped};
+  if (ranks.size() == 1) return counts;
+  trees::Communicator& communicator = *ranks.communicator();
+  // Payload bytes every rank handed to the collectives of training (docs/distributed.md).
+  log["communication_bytes"] = trees::SumOverRanks(communicator, communicator.bytes_sent());
+  counts.rows = trees::SumOverRanks(communicator, counts.rows);
+  for (auto& count : counts.clipped) count = trees::SumOverRanks(communicator, count);
+  if (log.contains("labels_clipped")) {
+    log["labels_clipped"] =
+        trees::SumOverRanks(communicator, log["labels_clipped"].get<std::uint64_t>());
+  }
+  log["n_rows"] = counts.rows;
+  log["clipped"] = counts.clipped;
+  log["ranks"] = ranks.size();
+  return counts;
+}
+
 int TrainOnRanks(const TrainArgs& args, std::ostream& out, TrainRanks& ranks) {
   const auto start = std::chrono::steady_clock::now();
   if (args.data.empty()) throw InvalidArgument("data", "missing (--data train.csv)");
@@ -247,23 +272,9 @@ int TrainOnRanks(const TrainArgs& args, std::ostream& out, TrainRanks& ranks) {
                                      .communicator = ranks.communicator()});
   progress.reset();  // flushes the last progress line before anything else goes to stderr
   progress_lines.reset();
-  // The log's exact counts over every rank (each rank reads its own rows).
-  std::size_t rows = data.n_rows();
-  std::vector<std::size_t> clipped_counts = data.clipped;
-  if (ranks.size() > 1) {
-    // Payload bytes every rank handed to the collectives of training (docs/distributed.md).
-    model.training_log["communication_bytes"] =
-        trees::SumOverRanks(*ranks.communicator(), ranks.communicator()->bytes_sent());
-    rows = trees::SumOverRanks(*ranks.communicator(), rows);
-    for (auto& count : clipped_counts) count = trees::SumOverRanks(*ranks.communicator(), count);
-    if (model.training_log.contains("labels_clipped")) {
-      model.training_log["labels_clipped"] = trees::SumOverRanks(
-          *ranks.communicator(), model.training_log["labels_clipped"].get<std::uint64_t>());
-    }
-    model.training_log["n_rows"] = rows;
-    model.training_log["clipped"] = clipped_counts;
-    model.training_log["ranks"] = ranks.size();
-  }
+  const RowCounts counts = CountOverRanks(data, ranks, model.training_log);
+  const std::size_t rows = counts.rows;
+  const std::vector<std::size_t>& clipped_counts = counts.clipped;
   if (ranks.rank() != 0) return 0;  // rank 0 writes the model, the log and the summary
   std::size_t total_clipped = 0;
   for (const auto count : clipped_counts) total_clipped += count;

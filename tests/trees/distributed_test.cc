@@ -284,6 +284,22 @@ TEST(DistributedShares, NonIidPartiesTrainOneModelUnderTheSameEvent) {
   EXPECT_GT(correct / static_cast<double>(p.size()), 0.75);
 }
 
+TEST(Distributed, RefusesRanksWithAnotherConfig) {
+  const Dataset data = SyntheticData(400, 3);
+  InProcessGroup group(3);
+  EXPECT_THAT(
+      [&] {
+        group.Run([&](Communicator& communicator) {
+          TrainerConfig config = Private(2);
+          if (communicator.rank() == 2) config.max_depth = 5;  // would make other collectives
+          TrainOptions options = Quiet();
+          options.communicator = &communicator;
+          Train(data, config, options);
+        });
+      },
+      ::testing::ThrowsMessage<InvalidArgument>(HasSubstr("rank 2")));
+}
+
 TEST(DistributedShares, RefusesLaplaceAndExponentialReleasesByName) {
   const Dataset data = SyntheticData(400, 3);
   const auto refused = [&](TrainerConfig config) {

@@ -47,7 +47,24 @@ RankRows ShareRowCounts(Communicator& communicator, std::uint64_t rows) {
   return out;
 }
 
-void ValidateDistributed(const TrainerConfig& config, const Schema& schema) {
+void ValidateDistributed(const TrainerConfig& config, const Schema& schema,
+                         Communicator& communicator) {
+  // Every rank must run the same schedule of collectives: the same config (threads aside) and
+  // schema (FNV-1a of their canonical JSON; a rank that differs stops the run instead of waiting
+  // forever for collectives the others never make).
+  TrainerConfig shared = config;
+  shared.threads = 1;
+  std::uint64_t hash = 0xcbf29ce484222325ULL;
+  for (const char c : shared.ToJson().dump() + schema.ToJson().dump()) {
+    hash = (hash ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
+  }
+  std::uint64_t root_hash = hash;
+  communicator.Broadcast(&root_hash, sizeof(root_hash), 0);
+  if (root_hash != hash) {
+    throw InvalidArgument("config", "differs from rank 0's (or the schema does) on rank " +
+                                        std::to_string(communicator.rank()) +
+                                        ": every rank needs the same config and schema");
+  }
   const auto refuse = [](const std::string& key, const std::string& value, const std::string& why) {
     throw InvalidArgument(key, value + " in a run over several ranks (" + why + ")");
   };
@@ -165,6 +182,16 @@ void RequireLatticeRange(std::uint64_t n_rows, double bound, double granularity)
                         "i.e. lower epsilon, or use \"central\")");
 }
 
+// fn(values, n) on the cells' (a, b) packed into one vector, written back afterwards.
+template <class Fn>
+void OnPacked(Pair* first, std::size_t groups, std::size_t stride, std::size_t width,
+              const Fn& fn) {
+  std::vector<double> values;
+  Pack(first, groups, stride, width, values);
+  fn(values.data(), values.size());
+  Unpack(values, first, groups, stride, width);
+}
+
 }  // namespace
 
 DistributedReleases::DistributedReleases(Communicator& communicator, const TrainerConfig& config,
@@ -220,18 +247,12 @@ void DistributedReleases::FromRoot(double* values, std::size_t n) {
 
 void DistributedReleases::Combine(Pair* first, std::size_t groups, std::size_t stride,
                                   std::size_t width) {
-  std::vector<double> values;
-  Pack(first, groups, stride, width, values);
-  Combine(values.data(), values.size());
-  Unpack(values, first, groups, stride, width);
+  OnPacked(first, groups, stride, width, [&](double* v, std::size_t n) { Combine(v, n); });
 }
 
 void DistributedReleases::FromRoot(Pair* first, std::size_t groups, std::size_t stride,
                                    std::size_t width) {
-  std::vector<double> values;
-  Pack(first, groups, stride, width, values);
-  FromRoot(values.data(), values.size());
-  Unpack(values, first, groups, stride, width);
+  OnPacked(first, groups, stride, width, [&](double* v, std::size_t n) { FromRoot(v, n); });
 }
 
 void DistributedReleases::SecureSumOfCells(std::vector<double>& values,

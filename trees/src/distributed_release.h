@@ -44,8 +44,10 @@ struct RankRows {
 };
 RankRows ShareRowCounts(Communicator& communicator, std::uint64_t rows);
 
-// Refuses, naming the key, what a run over several ranks does not support (communicator size > 1).
-void ValidateDistributed(const TrainerConfig& config, const Schema& schema);
+// Refuses, naming the key, what a run over several ranks does not support (communicator size > 1),
+// and a config or schema that differs from rank 0's.
+void ValidateDistributed(const TrainerConfig& config, const Schema& schema,
+                         Communicator& communicator);
 
 // The smallest sensitivity s' ≥ s + (K + 2)·γ(s') of a share mechanism, where γ(s') is the lattice
 // step of GaussianMechanism(s', σ/√K) (docs/math/distributed_shares.md, Lemma 1): shares on that

@@ -195,7 +195,7 @@ void Trainer::ValidateData() {
 }
 
 void Trainer::ShareRowCounts() {
-  internal::ValidateDistributed(config_, data_.schema);
+  internal::ValidateDistributed(config_, data_.schema, *options_.communicator);
   const internal::RankRows rows = internal::ShareRowCounts(*options_.communicator, n_);
   n_total_ = rows.total;
   row_offset_ = rows.offset;
