@@ -95,5 +95,16 @@ shares="{\"n_estimators\": 20, \"seed\": 5, \"distributed_noise\": \"shares\", \
 check shares_np4 "${mpirun[@]}" -np 4 "$rdpkit" train --data "$work/part4_%d.csv" \
   --schema "$schema" --config "$shares" --out "$work/shares.json" --quiet
 check shares_event same_privacy "$work/shares.json" "$work/tr.single.json"
+# A rank with bad data ends the whole job: exit status 2, the rank and the value named, no model.
+bad_shard() {
+  shard 2
+  sed -i '3s/^[^,]*,/abc,/' "$work/part2_1.csv"
+  local status=0
+  "${mpirun[@]}" -np 2 "$rdpkit" train --data "$work/part2_%d.csv" --schema "$schema" \
+    --epsilon 1 --out "$work/bad.json" --quiet 2>"$work/bad.err" || status=$?
+  cat "$work/bad.err"
+  [[ $status -eq 2 && ! -e $work/bad.json ]] && grep -q '(rank 1) data: .*row 2 .*"abc" is not a number' "$work/bad.err"
+}
+check bad_rank_aborts_the_job bad_shard
 echo "mpi: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]
