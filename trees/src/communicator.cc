@@ -1,15 +1,18 @@
 // InProcessGroup: K parties as threads, with collectives over shared memory (communicator.h).
 #include "rdpkit/trees/communicator.h"
 
+#include <condition_variable>
 #include <cstring>
 #include <deque>
 #include <exception>
 #include <map>
+#include <mutex>
 #include <stdexcept>
 #include <thread>
 #include <utility>
 
 #include "rdpkit/accountant/errors.h"
+#include "rdpkit/mechanisms/thread_caches.h"
 
 namespace rdpkit::trees {
 namespace {
@@ -147,6 +150,8 @@ void InProcessGroup::Run(const std::function<void(Communicator&)>& fn) {
         errors[static_cast<std::size_t>(k)] = std::current_exception();
         shared_->Abort();
       }
+      // The party's calibration and noise filled this thread's MPFR caches.
+      mechanisms::ReleaseThreadCaches();
     });
   }
   for (auto& thread : threads) thread.join();

@@ -54,7 +54,8 @@ void ValidateDistributed(const TrainerConfig& config, const Schema& schema,
 // lattice sum to a release at least as private as the Gaussian mechanism with (s, σ).
 // granularity(s') must be the step of the mechanism built from s'.
 template <class Granularity>
-double InflatedShareSensitivity(double sensitivity, int ranks, const Granularity& granularity) {
+[[nodiscard]] double InflatedShareSensitivity(double sensitivity, int ranks,
+                                              const Granularity& granularity) {
   double inflated = sensitivity;
   // γ(s') grows with s' by powers of two: a few steps reach the fixed point.
   for (int step = 0; step < 64; ++step) {

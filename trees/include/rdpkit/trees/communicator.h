@@ -6,12 +6,10 @@
 #ifndef RDPKIT_TREES_COMMUNICATOR_H_
 #define RDPKIT_TREES_COMMUNICATOR_H_
 
-#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <vector>
 
 namespace rdpkit::trees {
