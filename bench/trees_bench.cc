@@ -5,10 +5,12 @@
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <random>
 #include <string>
 
 #include "rdpkit/trees/accounting.h"
+#include "rdpkit/trees/binned_csv.h"
 #include "rdpkit/trees/config.h"
 #include "rdpkit/trees/data.h"
 #include "rdpkit/trees/train.h"
@@ -123,6 +125,64 @@ void BM_Train_SpambaseHistogramNewton(benchmark::State& state) {
                                     {"seed", 1}}));
 }
 BENCHMARK(BM_Train_SpambaseHistogramNewton)->Unit(benchmark::kMillisecond);
+
+// A CSV of `rows` rows shaped like bench/make_large_csv.py's (4 numeric, 3 categorical columns,
+// about 4 % missing values, a binary label), in memory; fixed seed.
+const std::string& LargeCsvText(std::size_t rows) {
+  static std::string text;
+  if (!text.empty()) return text;
+  std::mt19937_64 rng(17);
+  std::uniform_real_distribution<double> unit(0, 1);
+  text = "age,income,debt_ratio,hours_per_week,region,product,employment,label\n";
+  char line[160];
+  for (std::size_t i = 0; i < rows; ++i) {
+    const bool gone = unit(rng) < 0.04;
+    std::snprintf(line, sizeof(line), "%d,%s,%.4f,%.1f,%d,%d,%d,%d\n",
+                  18 + static_cast<int>(unit(rng) * 70),
+                  gone ? "" : std::to_string(unit(rng) * 200000).c_str(), unit(rng) * 4,
+                  unit(rng) * 80, static_cast<int>(unit(rng) * 12), static_cast<int>(unit(rng) * 5),
+                  static_cast<int>(unit(rng) * 4), unit(rng) < 0.3 ? 1 : 0);
+    text += line;
+  }
+  return text;
+}
+
+const rdpkit::trees::Schema& LargeCsvSchema() {
+  static const rdpkit::trees::Schema schema =
+      rdpkit::trees::Schema::FromJson(nlohmann::json::parse(R"({"task": "binary", "features": [
+        {"name": "age", "min": 18, "max": 90}, {"name": "income", "min": 0, "max": 250000},
+        {"name": "debt_ratio", "min": 0, "max": 5}, {"name": "hours_per_week", "min": 0, "max": 80},
+        {"name": "region", "categorical": true, "n_codes": 12},
+        {"name": "product", "categorical": true, "n_codes": 5},
+        {"name": "employment", "categorical": true, "n_codes": 4}]})"));
+  return schema;
+}
+
+// 300 000 rows (about 12 MB) read into doubles (ParseCsv, what predict uses).
+void BM_Csv_Read300kAsDoubles(benchmark::State& state) {
+  const std::string& text = LargeCsvText(300000);
+  for (auto _ : state) benchmark::DoNotOptimize(rdpkit::trees::ParseCsv(text, LargeCsvSchema()));
+  state.counters["rows"] = benchmark::Counter(300000.0 * static_cast<double>(state.iterations()),
+                                              benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_Csv_Read300kAsDoubles)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// The same rows read straight into byte bins (ParseCsvBinned, what train uses), on 1 and 2 threads.
+void BM_Csv_Read300kAsBins(benchmark::State& state) {
+  const std::string& text = LargeCsvText(300000);
+  const int threads = static_cast<int>(state.range(0));
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(rdpkit::trees::ParseCsvBinned(text, LargeCsvSchema(), {}, threads));
+  }
+  state.counters["rows"] = benchmark::Counter(300000.0 * static_cast<double>(state.iterations()),
+                                              benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_Csv_Read300kAsBins)
+    ->Arg(1)
+    ->Arg(2)
+    ->ArgName("threads")
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 }  // namespace
 

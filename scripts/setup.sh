@@ -15,6 +15,8 @@ packages=(
   libeigen3-dev                         # FFT of the PLD accountant (header-only, MPL-2.0)
   libgtest-dev libgmock-dev libbenchmark-dev  # tests and benchmarks
   clang-format                          # format check in scripts/test.sh
+  libopenmpi-dev openmpi-bin            # distributed training (-DRDPKIT_WITH_MPI=ON, mpirun)
+  ccache                                # scripts/test.sh: the MPI build reuses the Release objects
   clang libclang-rt-dev                 # fuzz harnesses: clang + compiler-rt's libFuzzer, ASan,
                                         # UBSan (libclang-rt-dev pulls libclang-rt-14-dev on 12)
   python3-dev pybind11-dev python3-pybind11   # the Python package (python/, pip install .)

@@ -3,6 +3,9 @@
 #
 #   1. dependencies           scripts/setup.sh (idempotent)
 #   2. Release build          -Werror, tests + benchmarks + tools, then ctest (all tests)
+#   2b. MPI                   the rdpkit program alone built with -DRDPKIT_WITH_MPI=ON, then
+#                             scripts/mpi_check.sh: 2- and 4-rank mpirun jobs on localhost against
+#                             the single-process model (docs/distributed.md)
 #   3. clang-format           every tracked *.h / *.cc must be formatted (.clang-format)
 #   4. sanitizers             ASan + UBSan build of the accountant, mechanisms and trees suites,
 #                             ctest -L 'accountant|mechanisms|trees'
@@ -19,7 +22,7 @@
 #
 # Build folders go under $RDPKIT_BUILD_ROOT (default: <repo>/build-test, git-ignored).
 # Exit status 0 only when every step passed. The last line is "summary: N passed, M failed",
-# counting ctest cases of steps 2 and 4, one for each of steps 3 and 5, one per fuzz harness
+# counting ctest cases of steps 2 and 4, the checks of step 2b, one for each of steps 3 and 5, one per fuzz harness
 # of step 6 and the pytest cases of step 7 (a step that fails before its tests run counts as one
 # failure).
 set -uo pipefail
@@ -29,6 +32,13 @@ build_root=${RDPKIT_BUILD_ROOT:-$root/build-test}
 jobs=$(nproc)
 ctest_jobs=2
 start_all=$SECONDS
+# ccache, when present, lets the MPI build of step 2b reuse step 2's objects (and later runs on
+# the same machine reuse both); paths relative to the checkout so that any clone hits.
+launcher=()
+if command -v ccache >/dev/null 2>&1; then
+  export CCACHE_BASEDIR=$root
+  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+fi
 
 # Step bookkeeping for the summary table.
 step_names=()
@@ -110,7 +120,7 @@ release=$build_root/release
 t=$SECONDS
 if cmake -S "$root" -B "$release" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DRDPKIT_WERROR=ON -DRDPKIT_BUILD_TESTS=ON -DRDPKIT_BUILD_BENCH=ON -DRDPKIT_BUILD_TOOLS=ON \
-  -DRDPKIT_SANITIZE=OFF &&
+  -DRDPKIT_SANITIZE=OFF "${launcher[@]}" &&
   cmake --build "$release" -j "$jobs"; then
   record "Release build (-Werror)" PASS "" $((SECONDS - t))
 else
@@ -130,6 +140,33 @@ else
 fi
 cases_passed=$((cases_passed + ctest_total - ctest_failed))
 cases_failed=$((cases_failed + ctest_failed))
+
+# ---------------------------------------------------------------- 2b. MPI
+banner "2b/7 MPI: rdpkit with -DRDPKIT_WITH_MPI=ON, 2- and 4-rank jobs (scripts/mpi_check.sh)"
+mpi=$build_root/mpi
+t=$SECONDS
+if ! cmake -S "$root" -B "$mpi" -G Ninja -DCMAKE_BUILD_TYPE=Release -DRDPKIT_WERROR=ON \
+  -DRDPKIT_WITH_MPI=ON -DRDPKIT_BUILD_TESTS=OFF -DRDPKIT_BUILD_BENCH=OFF "${launcher[@]}" ||
+  ! cmake --build "$mpi" -j "$jobs" --target rdpkit; then
+  record "MPI (2 and 4 ranks)" FAIL "MPI build failed" $((SECONDS - t))
+  cases_failed=$((cases_failed + 1))
+else
+  bash "$root/scripts/mpi_check.sh" "$mpi/tools/rdpkit" 2>&1 | tee "$build_root/mpi.log"
+  mpi_status=${PIPESTATUS[0]}
+  mpi_passed=$(sed -n 's/^mpi: \([0-9]*\) passed, \([0-9]*\) failed$/\1/p' "$build_root/mpi.log")
+  mpi_failed=$(sed -n 's/^mpi: \([0-9]*\) passed, \([0-9]*\) failed$/\2/p' "$build_root/mpi.log")
+  mpi_passed=${mpi_passed:-0}
+  mpi_failed=${mpi_failed:-1}
+  if [[ $mpi_status -eq 0 && $mpi_passed -gt 0 ]]; then
+    record "MPI (2 and 4 ranks)" PASS "$mpi_passed checks" $((SECONDS - t))
+  else
+    record "MPI (2 and 4 ranks)" FAIL "$mpi_failed of $((mpi_passed + mpi_failed)) checks failed" \
+      $((SECONDS - t))
+    [[ $mpi_failed -eq 0 ]] && mpi_failed=1
+  fi
+  cases_passed=$((cases_passed + mpi_passed))
+  cases_failed=$((cases_failed + mpi_failed))
+fi
 
 # ---------------------------------------------------------------- 3. clang-format
 banner "3/7 clang-format check ($(clang-format --version | head -n 1))"

@@ -9,10 +9,12 @@
 #include "cli.h"
 #include "rdpkit/accountant/errors.h"
 #include "rdpkit/trees/auto_config.h"
+#include "rdpkit/trees/binned_csv.h"
 #include "rdpkit/trees/config.h"
 #include "rdpkit/trees/data.h"
 #include "rdpkit/trees/file_output.h"
 #include "rdpkit/trees/train.h"
+#include "train_ranks.h"
 #include "trees_commands.h"
 
 namespace rdpkit::tools {
@@ -130,22 +132,92 @@ void RegressionLabelNote(const trees::Schema& schema, const trees::TrainerConfig
   err << std::flush;
 }
 
+// The training data of this rank: its shard, or its row range of the one file every rank reads.
+// Values are kept only as bins when the split candidates follow from the schema (binned_csv.h).
+trees::Dataset LoadTrainingData(const TrainArgs& args, const trees::Schema& schema,
+                                const trees::TrainerConfig& config, const TrainRanks& ranks) {
+  const std::string path = ranks.DataPath(args.data);
+  const bool shared_file = ranks.size() > 1 && path == args.data;
+  const trees::RowRange range{.rank = shared_file ? ranks.rank() : 0,
+                              .ranks = shared_file ? ranks.size() : 1};
+  if (trees::CandidatesFromSchemaAlone(config.split_candidates)) {
+    return trees::LoadCsvBinned(path, schema, config.split_candidates, config.threads,
+                                {.label = args.label}, range);
+  }
+  trees::Dataset data = trees::LoadCsv(path, schema, {.label = args.label});
+  if (!shared_file) return data;
+  // Candidates that need raw values (iterative_hessian): the whole file is read, this rank's rows
+  // kept (the same rows LoadCsvBinned's range gives).
+  const std::size_t n = data.n_rows();
+  const std::size_t first = n * static_cast<std::size_t>(range.rank) / range.ranks;
+  const std::size_t last = n * static_cast<std::size_t>(range.rank + 1) / range.ranks;
+  if (first == last) {
+    throw InvalidArgument("data", "\"" + path + "\" has " + std::to_string(n) +
+                                      " data rows, fewer than the " + std::to_string(range.ranks) +
+                                      " ranks that share it");
+  }
+  for (auto& column : data.columns) {
+    column = std::vector<double>(column.begin() + static_cast<std::ptrdiff_t>(first),
+                                 column.begin() + static_cast<std::ptrdiff_t>(last));
+  }
+  data.labels = std::vector<double>(data.labels.begin() + static_cast<std::ptrdiff_t>(first),
+                                    data.labels.begin() + static_cast<std::ptrdiff_t>(last));
+  return data;
+}
+
+int TrainOnRanks(const TrainArgs& args, std::ostream& out, TrainRanks& ranks);
+
 }  // namespace
 
 int RunTrain(const TrainArgs& args, std::ostream& out) {
-  const auto start = std::chrono::steady_clock::now();
-  if (args.data.empty()) throw InvalidArgument("data", "missing (--data train.csv)");
-  if (args.out.empty()) throw InvalidArgument("out", "missing (--out model.json)");
-  if (args.schema.empty() && !args.bounds_from_data) {
-    throw InvalidArgument(
-        "schema",
-        "missing: training without a schema is refused, because differential privacy needs "
-        "feature bounds that do not come from the data (pass --schema schema.json; "
-        "--bounds-from-data overrides this and leaks privacy)");
+  TrainRanks ranks(args.data);
+  if (ranks.size() == 1) return TrainOnRanks(args, out, ranks);
+  // A rank that fails ends the job: the others would wait for it in their next collective.
+  try {
+    return TrainOnRanks(args, out, ranks);
+  } catch (const InvalidArgument& error) {
+    std::cerr << "rdpkit: error: (rank " << ranks.rank() << ") " << error.what() << "\n";
+    ranks.AbortOthers(2);
+  } catch (const std::exception& error) {
+    std::cerr << "rdpkit: error: (rank " << ranks.rank() << ") " << error.what() << "\n";
+    ranks.AbortOthers(1);
   }
-  nlohmann::json config_json = ConfigJson(args);
+  return 1;
+}
+
+namespace {
+
+// The training log's exact counts over every rank (each rank reads its own rows): rows and
+// clipped values per feature; in a run over several ranks also written into `log` with the
+// labels clipped, the number of ranks and the bytes handed to the collectives.
+struct RowCounts {
+  std::size_t rows = 0;
+  std::vector<std::size_t> clipped;
+};
+RowCounts CountOverRanks(const trees::Dataset& data, TrainRanks& ranks, nlohmann::json& log) {
+  RowCounts counts{data.n_rows(), data.clipped};
+  if (ranks.size() == 1) return counts;
+  trees::Communicator& communicator = *ranks.communicator();
+  // Payload bytes every rank handed to the collectives of training (docs/distributed.md).
+  log["communication_bytes"] = trees::SumOverRanks(communicator, communicator.bytes_sent());
+  counts.rows = trees::SumOverRanks(communicator, counts.rows);
+  for (auto& count : counts.clipped) count = trees::SumOverRanks(communicator, count);
+  if (log.contains("labels_clipped")) {
+    log["labels_clipped"] =
+        trees::SumOverRanks(communicator, log["labels_clipped"].get<std::uint64_t>());
+  }
+  log["n_rows"] = counts.rows;
+  log["clipped"] = counts.clipped;
+  log["ranks"] = ranks.size();
+  return counts;
+}
+
+// The schema (from --schema, or from the data under --bounds-from-data) and the config's keys as
+// given, checked against each other before the data is read; the objective defaults to the
+// schema's task. The auto rule fills in the other keys after reading (it needs n).
+trees::TrainerConfig CheckedSchemaAndConfig(const TrainArgs& args, const TrainRanks& ranks,
+                                            trees::Schema& schema, nlohmann::json& config_json) {
   const bool has_schema = !args.schema.empty();
-  trees::Schema schema;
   if (has_schema) schema = trees::Schema::FromFile(args.schema);
   // A schema whose bounds came from the data (rdpkit schema --bounds-from-data) says so; it is
   // used only when the user accepts the leak by name.
@@ -173,28 +245,58 @@ int RunTrain(const TrainArgs& args, std::ostream& out) {
                             "missing: a multiclass objective needs a schema with "
                             "\"n_classes\" (pass --schema schema.json)");
     }
-    if (!has_schema) schema = trees::SchemaFromData(args.data, args.label, task);
+    if (!has_schema) schema = trees::SchemaFromData(ranks.DataPath(args.data), args.label, task);
   }
   if (has_schema && schema.task != task) {
     throw InvalidArgument("objective", "\"" + trees::ToString(given.objective) +
                                            "\" does not fit the schema's task \"" +
                                            trees::TaskName(schema.task) + "\"");
   }
-  const trees::Dataset data = trees::LoadCsv(args.data, schema, {.label = args.label});
-  // Keys the config does not give: the auto rule's, from public facts (n, m, task, ε, δ).
-  const trees::TrainerConfig config = trees::ResolveConfig(config_json, data.schema, data.n_rows());
+  return given;
+}
+
+int TrainOnRanks(const TrainArgs& args, std::ostream& out, TrainRanks& ranks) {
+  const auto start = std::chrono::steady_clock::now();
+  if (args.data.empty()) throw InvalidArgument("data", "missing (--data train.csv)");
+  if (args.out.empty()) throw InvalidArgument("out", "missing (--out model.json)");
+  if (args.schema.empty() && !args.bounds_from_data) {
+    throw InvalidArgument(
+        "schema",
+        "missing: training without a schema is refused, because differential privacy needs "
+        "feature bounds that do not come from the data (pass --schema schema.json; "
+        "--bounds-from-data overrides this and leaks privacy)");
+  }
+  nlohmann::json config_json = ConfigJson(args);
+  trees::Schema schema;
+  const trees::TrainerConfig given = CheckedSchemaAndConfig(args, ranks, schema, config_json);
+  // The auto rule chooses no split candidates: the keys as given say how the data is read.
+  const trees::Dataset data = LoadTrainingData(args, schema, given, ranks);
+  // Keys the config does not give: the auto rule's, from public facts (n over all ranks, m, task,
+  // ε, δ).
+  const std::size_t all_rows =
+      ranks.size() == 1
+          ? data.n_rows()
+          : static_cast<std::size_t>(trees::SumOverRanks(*ranks.communicator(), data.n_rows()));
+  const trees::TrainerConfig config = trees::ResolveConfig(config_json, data.schema, all_rows);
 
   std::optional<ElapsedLines> progress_lines;
   std::optional<std::ostream> progress;
-  if (args.err != nullptr && !args.quiet) {
+  if (args.err != nullptr && !args.quiet && ranks.rank() == 0) {
     progress_lines.emplace(*args.err, start);
     progress.emplace(&*progress_lines);
   }
-  trees::Model model = trees::Train(
-      data, config,
-      {.progress = progress.has_value(), .progress_stream = progress ? &*progress : nullptr});
+  trees::Model model = trees::Train(data, config,
+                                    {.progress = progress.has_value(),
+                                     .progress_stream = progress ? &*progress : nullptr,
+                                     .communicator = ranks.communicator()});
   progress.reset();  // flushes the last progress line before anything else goes to stderr
   progress_lines.reset();
+  const RowCounts counts = CountOverRanks(data, ranks, model.training_log);
+  const std::size_t rows = counts.rows;
+  const std::vector<std::size_t>& clipped_counts = counts.clipped;
+  if (ranks.rank() != 0) return 0;  // rank 0 writes the model, the log and the summary
+  std::size_t total_clipped = 0;
+  for (const auto count : clipped_counts) total_clipped += count;
   model.schema = data.schema;
   model.Save(args.out);
 
@@ -204,21 +306,23 @@ int RunTrain(const TrainArgs& args, std::ostream& out) {
   nlohmann::json log = model.training_log;
   nlohmann::json clipped = nlohmann::json::object();
   for (std::size_t f = 0; f < data.n_features(); ++f) {
-    if (data.clipped[f] > 0) clipped[data.feature_names[f]] = data.clipped[f];
+    if (clipped_counts[f] > 0) clipped[data.feature_names[f]] = clipped_counts[f];
   }
   log["clipped"] = clipped;
   log["notice"] = kTrainingLogNotice;
   log["model"] = args.out;
   if (!args.report.empty()) trees::WriteFileAtomically(args.report, log.dump(2) + "\n", "report");
   if (args.err != nullptr && !args.quiet) {
-    *args.err << "rdpkit train: training log (NOT differentially private, do not publish): "
-              << data.n_rows() << " rows, " << data.total_clipped() << " values clipped into the "
+    *args.err << "rdpkit train: training log (NOT differentially private, do not publish): " << rows
+              << " rows, " << total_clipped << " values clipped into the "
               << "schema bounds"
               << (args.report.empty() ? std::string(" (--report FILE writes the full log)")
                                       : " (full log in " + args.report + ")")
               << "\n"
               << std::flush;
-    if (task == trees::Task::kRegression) RegressionLabelNote(schema, config, log, *args.err);
+    if (trees::TaskOfObjective(config.objective) == trees::Task::kRegression) {
+      RegressionLabelNote(schema, config, log, *args.err);
+    }
     if (log.value("delta_source", "") != "config" && log.contains("delta_source")) {
       *args.err << "rdpkit train: delta = " << model.privacy.value("delta", 0.0) << " ("
                 << log["delta_source"].get<std::string>()
@@ -245,6 +349,8 @@ int RunTrain(const TrainArgs& args, std::ostream& out) {
   WriteJson(out, summary);
   return 0;
 }
+
+}  // namespace
 
 void RegisterTrain(CLI::App& app, Action& action) {
   auto args = std::make_shared<TrainArgs>();

@@ -103,6 +103,32 @@ void SplitAtom(double p, double l_low, double l_high, const std::vector<std::int
   mass[ib] += std::max(0.0, b) * (1 + 16 * kU);
 }
 
+// The grid of a bounded pair (pld.md §3b): every grid point of the support [kmin, kmax] (its loss
+// is bounded, and the cells near its ends decide ε at small δ), unless that is more than
+// kMaxUniformCells: then cells widen away from 0; atoms only (randomized response): the grid
+// points that bracket each atom's loss enclosure [l − slack, l + slack] (and the one above, in
+// case l + slack is a grid point).
+std::vector<std::int64_t> BoundedGrid(const BoundedPair& pair, std::int64_t kmin, std::int64_t kmax,
+                                      double h, double low_atom, double low_slack, double high_atom,
+                                      double high_slack) {
+  std::vector<std::int64_t> grid;
+  if (pair.kappa == 0) {
+    for (const auto& [l, slack] :
+         {std::pair{low_atom, low_slack}, std::pair{high_atom, high_slack}}) {
+      const auto below = static_cast<std::int64_t>(std::floor((l - slack) / h));
+      const auto above = static_cast<std::int64_t>(std::ceil((l + slack) / h));
+      grid.insert(grid.end(), {below, above, above + 1});
+    }
+    std::sort(grid.begin(), grid.end());
+    grid.erase(std::unique(grid.begin(), grid.end()), grid.end());
+  } else if (kmax - kmin <= kMaxUniformCells) {
+    for (std::int64_t k = kmin; k <= kmax; ++k) grid.push_back(k);
+  } else {
+    grid = GridIndices(kmin, kmax, h);
+  }
+  return grid;
+}
+
 }  // namespace
 
 SparsePld DiscretizeBoundedFactor(const PldFactor& factor, PldDirection direction, double h) {
@@ -130,27 +156,9 @@ SparsePld DiscretizeBoundedFactor(const PldFactor& factor, PldDirection directio
   }
   const std::int64_t kmin = static_cast<std::int64_t>(std::floor(l_lo / h)) - 1;
   const std::int64_t kmax = static_cast<std::int64_t>(std::ceil(l_hi / h)) + 1;
-  // Every grid point of the support (its loss is bounded, and the cells near its ends decide ε
-  // at small δ), unless that is more than kMaxUniformCells: then cells widen away from 0.
-  std::vector<std::int64_t> grid;
-  if (pair.kappa == 0) {
-    // Atoms only (randomized response): the grid points that bracket each atom's enclosure
-    // [l₋, l₊] (and the one above l₊, in case l₊ is a grid point).
-    const double atom_low = remove ? g_low : -g_high;
-    const double atom_high = remove ? g_high : -g_low;
-    for (const auto& [l, slack] : {std::pair{atom_low, remove ? slack_low : slack_high},
-                                   std::pair{atom_high, remove ? slack_high : slack_low}}) {
-      const auto below = static_cast<std::int64_t>(std::floor((l - slack) / h));
-      const auto above = static_cast<std::int64_t>(std::ceil((l + slack) / h));
-      grid.insert(grid.end(), {below, above, above + 1});
-    }
-    std::sort(grid.begin(), grid.end());
-    grid.erase(std::unique(grid.begin(), grid.end()), grid.end());
-  } else if (kmax - kmin <= kMaxUniformCells) {
-    for (std::int64_t k = kmin; k <= kmax; ++k) grid.push_back(k);
-  } else {
-    grid = GridIndices(kmin, kmax, h);
-  }
+  const std::vector<std::int64_t> grid =
+      BoundedGrid(pair, kmin, kmax, h, remove ? g_low : -g_high, remove ? slack_low : slack_high,
+                  remove ? g_high : -g_low, remove ? slack_high : slack_low);
   std::vector<double> mass(grid.size(), 0.0);
 
   if (pair.kappa > 0) {

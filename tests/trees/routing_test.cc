@@ -46,7 +46,7 @@ HeapTree RandomTree(const BinnedMatrix& bins, int depth, std::mt19937_64& rng) {
 std::uint16_t WalkLeaf(const BinnedMatrix& bins, const HeapTree& tree, std::size_t i) {
   std::size_t node = 0;
   for (int level = 0; level < tree.depth; ++level) {
-    const std::uint16_t bin = bins.bins(static_cast<std::size_t>(tree.feature[node]))[i];
+    const std::uint16_t bin = bins.bin(static_cast<std::size_t>(tree.feature[node]), i);
     node = 2 * node + 1 +
            (GoesRightBinned(bin, tree.split_bin[node], tree.default_left[node] != 0) ? 1 : 0);
   }
@@ -89,15 +89,15 @@ TEST_P(RoutingKernels, AgreeWithAPlainWalk) {
     const HeapTree tree = RandomTree(bins, depth, rng);
     std::vector<std::uint16_t> expected(bins.n_rows());
     for (std::size_t i = 0; i < bins.n_rows(); ++i) expected[i] = WalkLeaf(bins, tree, i);
-    for (RouteKernel kernel : {RouteKernel::kAuto, RouteKernel::kWideBins, RouteKernel::kRowBytes,
-                               RouteKernel::kColumnBytes}) {
+    for (RouteKernel kernel : {RouteKernel::kAuto, RouteKernel::kWideBins,
+                               RouteKernel::kScalarBytes, RouteKernel::kColumnBytes}) {
       if (!TreeRouter::Supports(kernel, bins, depth)) continue;
       ++kernels_run;
       EXPECT_EQ(RouteAll(bins, tree, kernel), expected)
           << "kernel " << static_cast<int>(kernel) << ", depth " << depth;
     }
   }
-  EXPECT_GE(kernels_run, 12);  // kAuto and kWideBins at every depth
+  EXPECT_GE(kernels_run, 12);  // kAuto and kWideBins or kScalarBytes at every depth
 }
 
 INSTANTIATE_TEST_SUITE_P(Bins, RoutingKernels,

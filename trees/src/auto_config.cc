@@ -169,6 +169,9 @@ json AutoSettings(const PublicFacts& facts, const json& config) {
   if (given.value("objective", json()) == "multi:ovr") settings.erase("gradient_clip");
   const auto non_private = given.find("non_private");
   if (non_private != given.end() && *non_private == true) settings.erase("initial_score");
+  // Noise shares over ranks take Gaussian releases only (docs/distributed.md): no initial score.
+  const auto noise = given.find("distributed_noise");
+  if (noise != given.end() && *noise == "shares") settings.erase("initial_score");
   DropInapplicable(settings, given);
   return settings;
 }

@@ -4,22 +4,45 @@
 #include <utility>
 
 #include "candidates.h"
+#include "config_keys.h"
 #include "rdpkit/accountant/errors.h"
 
 namespace rdpkit::trees::internal {
 
 BinnedMatrix::BinnedMatrix(const Dataset& data, const TrainerConfig::SplitCandidates& sc,
                            WorkerPool& pool)
-    : data_(data), pool_(pool), n_(data.n_rows()), m_(data.n_features()) {
+    : data_(data),
+      pool_(pool),
+      n_(data.n_rows()),
+      m_(data.n_features()),
+      // Every candidate set has at most Q entries (IH trims to Q): with Q ≤ 253 a bin is a byte.
+      compact_(sc.count <= kMaxCompactCandidates) {
   candidates_.resize(m_);
-  bins_.resize(m_);
   column_has_missing_.assign(m_, 0);
-  // Every candidate set has at most Q entries (IH trims to Q), so with Q ≤ 253 a bin fits a byte.
-  if (sc.count <= kMaxCompactCandidates) {
-    row_bins_.assign(n_ * m_, 0);
+  if (data.binned) {
+    const BinnedFeatures& binned = *data.binned;
+    if (binned.method != ToString(sc.method) || binned.count != sc.count) {
+      throw InvalidArgument("split_candidates",
+                            "method \"" + ToString(sc.method) + "\", count " +
+                                std::to_string(sc.count) + " (the data were binned for \"" +
+                                binned.method + "\", " + std::to_string(binned.count) + ")",
+                            "the split candidates the data were read with");
+    }
+    RDPKIT_CHECK(compact_ && binned.bins.size() == n_ * m_);
+    candidates_ = binned.candidates;
+    column_has_missing_ = binned.has_missing;
+    column_bytes_ = binned.bins.data();
+  } else if (compact_) {
     column_bins_.assign(n_ * m_, 0);
+    column_bytes_ = column_bins_.data();
+  } else {
+    bins_.resize(m_);
   }
   for (std::size_t f = 0; f < m_; ++f) {
+    if (data.binned) {
+      if (!candidates_[f].empty()) splittable_.push_back(static_cast<int>(f));
+      continue;
+    }
     auto& c = candidates_[f];
     c = InitialCandidates(data_.schema.features[f], f, sc.method, sc.count, data_.columns[f]);
     if (!c.empty()) splittable_.push_back(static_cast<int>(f));
@@ -36,23 +59,22 @@ void BinnedMatrix::SetCandidates(std::size_t f, std::vector<double> candidates) 
 }
 
 void BinnedMatrix::Rebin(std::size_t f) {
-  RDPKIT_CHECK(candidates_[f].size() < kMissingBin);
-  RDPKIT_CHECK(row_bins_.empty() || candidates_[f].size() <= kMaxCompactCandidates);
-  auto& column = bins_[f];
-  column.resize(n_);
+  RDPKIT_CHECK(candidates_[f].size() < kMissingBin && !data_.binned);
+  RDPKIT_CHECK(!compact_ || candidates_[f].size() <= kMaxCompactCandidates);
+  if (!compact_) bins_[f].resize(n_);
+  std::uint16_t* wide = compact_ ? nullptr : bins_[f].data();
+  std::uint8_t* bytes = compact_ ? column_bins_.data() + f * n_ : nullptr;
   const std::vector<double>& values = data_.columns[f];
   std::vector<std::uint8_t> missing(static_cast<std::size_t>(pool_.threads()), 0);
   pool_.ParallelFor(n_, [&](std::size_t begin, std::size_t end, int w) {
     bool any_missing = false;
     for (std::size_t i = begin; i < end; ++i) {
       const std::uint16_t bin = BinOf(candidates_[f], static_cast<int>(f), values[i]);
-      column[i] = bin;
       any_missing = any_missing || bin == kMissingBin;
-      if (!row_bins_.empty()) {
-        const std::uint8_t byte =
-            bin == kMissingBin ? kMissingByte : static_cast<std::uint8_t>(bin);
-        row_bins_[i * m_ + f] = byte;
-        column_bins_[f * n_ + i] = byte;
+      if (compact_) {
+        bytes[i] = bin == kMissingBin ? kMissingByte : static_cast<std::uint8_t>(bin);
+      } else {
+        wide[i] = bin;
       }
     }
     missing[static_cast<std::size_t>(w)] = any_missing ? 1 : 0;

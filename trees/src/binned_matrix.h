@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "candidates.h"
 #include "parallel.h"
 #include "rdpkit/trees/config.h"
 #include "rdpkit/trees/data.h"
@@ -19,12 +20,14 @@ constexpr std::uint8_t kMissingByte = 255;
 // Per feature f: its split candidates c_1 < … < c_Q (public: from the schema's bounds, or refined
 // by released statistics) and each row's bin, the number of candidates at which GoesLeft is false
 // (kMissingBin for a missing value). With Q ≤ kMaxCompactCandidates for every feature, the bins
-// are also kept as bytes, row by row (a row's bins share a cache line, which routing favours) and
-// column by column (the vector routing kernel).
+// are kept as bytes, column by column (one byte a value: kMissingByte for a missing one), else as
+// 16-bit values.
 class BinnedMatrix {
  public:
   // Initial candidates of split_candidates.method for every feature (InitialCandidates: throws,
-  // naming features[f].min/max, when public bounds give fewer than 2), then the bins.
+  // naming features[f].min/max, when public bounds give fewer than 2), then the bins. A data set
+  // read as bins (Dataset::binned) is used as it is, without a copy (it must outlive this), and
+  // must have been binned for the same split_candidates (else InvalidArgument).
   BinnedMatrix(const Dataset& data, const TrainerConfig::SplitCandidates& candidates,
                WorkerPool& pool);
 
@@ -36,11 +39,17 @@ class BinnedMatrix {
   // Features with at least one candidate.
   const std::vector<int>& splittable() const noexcept { return splittable_; }
 
+  bool compact() const noexcept { return compact_; }
+  // !compact() only: feature f's 16-bit bins.
   const std::uint16_t* bins(std::size_t f) const { return bins_[f].data(); }
-  bool compact() const noexcept { return !row_bins_.empty(); }
-  // compact() only: bins as bytes, row-major (n_rows × n_features) and column-major.
-  const std::uint8_t* row_bytes() const { return row_bins_.data(); }
-  const std::uint8_t* column_bytes(std::size_t f) const { return column_bins_.data() + f * n_; }
+  // compact() only: feature f's bins as bytes.
+  const std::uint8_t* column_bytes(std::size_t f) const { return column_bytes_ + f * n_; }
+  // Row i's bin of feature f in either layout (kMissingBin when missing).
+  std::uint16_t bin(std::size_t f, std::size_t i) const {
+    if (!compact_) return bins_[f][i];
+    const std::uint8_t byte = column_bytes_[f * n_ + i];
+    return byte == kMissingByte ? kMissingBin : byte;
+  }
   bool has_missing(std::size_t f) const { return column_has_missing_[f] != 0; }
 
  private:
@@ -52,9 +61,10 @@ class BinnedMatrix {
   std::size_t m_;
   std::vector<int> splittable_;
   std::vector<std::vector<double>> candidates_;
-  std::vector<std::vector<std::uint16_t>> bins_;
-  std::vector<std::uint8_t> row_bins_;
-  std::vector<std::uint8_t> column_bins_;
+  bool compact_;
+  std::vector<std::vector<std::uint16_t>> bins_;  // !compact_
+  std::vector<std::uint8_t> column_bins_;         // compact_, unless the data came binned
+  const std::uint8_t* column_bytes_ = nullptr;    // compact_: column_bins_ or the data's bins
   std::vector<std::uint8_t> column_has_missing_;
 };
 

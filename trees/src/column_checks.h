@@ -8,12 +8,43 @@
 #include <string>
 #include <vector>
 
+#include "csv_line.h"
 #include "rdpkit/trees/data.h"
 
 namespace rdpkit::trees::internal {
 
 // Names one row of a column in an error message ("\"train.csv\" row 3 (line 4), column \"age\"").
 using RowNamer = std::function<std::string(std::size_t row)>;
+
+// The CSV header matched to the schema (columns in any order): where each column goes, the label
+// column (−1: none) and the column of each feature. InvalidArgument "data"/"label" naming a
+// duplicate, unknown or missing column.
+struct HeaderColumns {
+  std::vector<csv::ColumnTarget> targets;
+  int label_column = -1;
+  std::vector<int> column_of_feature;
+};
+HeaderColumns MatchHeader(const std::vector<std::string>& header, const Schema& schema,
+                          const LoadOptions& options, const std::string& source);
+
+// Why a value is not a code of the categorical feature spec ("2.5 is not a category code (integers
+// 0..3)"), or empty when it is one or missing.
+std::string CodeProblem(const FeatureSpec& spec, double value);
+// Why a value is not a label of the schema's task ("the label is missing", "2 is not a binary
+// label (0 or 1)", …), or empty.
+std::string LabelProblem(const Schema& schema, double value);
+// Clips a numeric value into [spec.min, spec.max]; true if it was outside (NaN stays missing).
+inline bool ClipValue(const FeatureSpec& spec, double& value) {
+  if (value < spec.min) {
+    value = spec.min;
+    return true;
+  }
+  if (value > spec.max) {
+    value = spec.max;
+    return true;
+  }
+  return false;
+}
 
 // A numeric feature: clips every value into [spec.min, spec.max] (NaN stays missing) and returns
 // how many were clipped. A categorical feature: every value must be a code 0..n_codes-1 or NaN

@@ -33,7 +33,11 @@ std::string DefaultText(double value) {
 std::string DefaultText(bool value) { return value ? "true" : "false"; }
 template <class Enum, class = std::enable_if_t<std::is_enum_v<Enum>>>
 std::string DefaultText(Enum value) {
-  return "`" + Spelling(value) + "`";
+  // Appended piece by piece: GCC 12's -Wrestrict misreads "`" + s + "`" here (a false positive).
+  std::string out = "`";
+  out += Spelling(value);
+  out += '`';
+  return out;
 }
 template <class T>
 std::string DefaultText(const std::optional<T>& value) {
@@ -137,6 +141,7 @@ std::string ToString(InteractionMethod value) { return internal::Spelling(value)
 std::string ToString(SplitScope value) { return internal::Spelling(value); }
 std::string ToString(NegativeHessianLeaf value) { return internal::Spelling(value); }
 std::string ToString(Defaults value) { return internal::Spelling(value); }
+std::string ToString(DistributedNoise value) { return internal::Spelling(value); }
 
 Task TaskOfObjective(Objective objective) {
   switch (objective) {

@@ -122,6 +122,13 @@ struct EnumSpellings<Defaults> {
       {Defaults::kAuto, "auto"},
   }};
 };
+template <>
+struct EnumSpellings<DistributedNoise> {
+  static constexpr std::array<std::pair<DistributedNoise, std::string_view>, 2> kValues{{
+      {DistributedNoise::kCentral, "central"},
+      {DistributedNoise::kShares, "shares"},
+  }};
+};
 
 template <class Enum>
 std::optional<Enum> EnumFromString(std::string_view text) {
@@ -337,6 +344,10 @@ void DeclareNoiseKeys(Visitor& v, Config& c) {
   v.Key("threads", c.threads,
         {.range = Closed(1, 256),
          .what = "worker threads (same trees for any count; sums differ only by rounding)"});
+  v.Key("distributed_noise", c.distributed_noise,
+        {.what = "runs over several ranks: noise drawn once on rank 0, or K shares N(0, σ²/K) "
+                 "under secure aggregation (docs/distributed.md)",
+         .write_default = false});
 }
 
 // Every trainer key, each once.

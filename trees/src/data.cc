@@ -17,6 +17,7 @@
 #include <unordered_map>
 
 #include "column_checks.h"
+#include "csv_line.h"
 #include "label_bounds.h"
 #include "rdpkit/accountant/errors.h"
 #include "rdpkit/accountant/json_input.h"
@@ -25,7 +26,7 @@
 namespace rdpkit::trees {
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+using namespace internal::csv;  // NOLINT: the CSV line pieces shared with binned_csv.cc
 
 std::string FeatureField(std::size_t index, const char* key) {
   return "features[" + std::to_string(index) + "]." + key;
@@ -83,72 +84,6 @@ std::string ReadWholeFile(const std::string& path, const std::string& field) {
   return text;
 }
 
-bool IsBlank(char c) { return c == ' ' || c == '\t'; }
-
-std::string_view Trim(std::string_view text) {
-  while (!text.empty() && (IsBlank(text.front()) || text.front() == '\r')) text.remove_prefix(1);
-  while (!text.empty() && (IsBlank(text.back()) || text.back() == '\r')) text.remove_suffix(1);
-  if (text.size() >= 2 && text.front() == '"' && text.back() == '"') {
-    text = text.substr(1, text.size() - 2);
-  }
-  return text;
-}
-
-// The words that mean "missing" besides the empty field.
-bool IsMissingWord(std::string_view text) {
-  return text == "NaN" || text == "nan" || text == "NAN" || text == "NA" || text == "?";
-}
-
-// Outcome of converting one field.
-enum class Parsed { kNumber, kMissing, kBad };
-
-Parsed ParseField(std::string_view field, double& value) {
-  field = Trim(field);
-  if (field.empty() || IsMissingWord(field)) {
-    value = kNaN;
-    return Parsed::kMissing;
-  }
-  const char* first = field.data();
-  const char* last = first + field.size();
-  if (*first == '+') ++first;  // from_chars does not take a leading '+'
-  const auto result = std::from_chars(first, last, value);
-  if (result.ec != std::errc() || result.ptr != last || !std::isfinite(value)) {
-    return Parsed::kBad;
-  }
-  return Parsed::kNumber;
-}
-
-// Splits a header or data line into fields (commas; a field may be wrapped in double quotes, which
-// then may contain commas). Appends views into line to fields.
-void SplitLine(std::string_view line, std::vector<std::string_view>& fields) {
-  fields.clear();
-  std::size_t start = 0;
-  bool quoted = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (c == '"') {
-      quoted = !quoted;
-    } else if (c == ',' && !quoted) {
-      fields.push_back(line.substr(start, i - start));
-      start = i + 1;
-    }
-  }
-  fields.push_back(line.substr(start));
-}
-
-std::string Quote(std::string_view text) {
-  constexpr std::size_t kMaxShown = 40;
-  std::string shown(text.substr(0, kMaxShown));
-  if (text.size() > kMaxShown) shown += "...";
-  return "\"" + shown + "\"";
-}
-
-// Where a CSV column goes.
-struct ColumnTarget {
-  enum Kind { kFeature, kLabel, kSkip } kind = kSkip;
-  int feature = -1;
-};
-
 struct RawTable {
   std::vector<std::string> header;
   std::vector<std::vector<double>> columns;  // one per CSV column; empty vector if skipped
@@ -171,15 +106,12 @@ RawTable ReadTable(std::string_view text, const std::string& source, Targets&& t
     ++line_number;
     return true;
   };
-  auto is_blank_line = [](std::string_view line) {
-    return std::all_of(line.begin(), line.end(), [](char c) { return IsBlank(c) || c == '\r'; });
-  };
 
   std::string_view line;
   std::vector<std::string_view> fields;
   bool have_header = false;
   while (next_line(line)) {
-    if (is_blank_line(line)) continue;
+    if (IsBlankLine(line)) continue;
     have_header = true;
     break;
   }
@@ -211,44 +143,13 @@ RawTable ReadTable(std::string_view text, const std::string& source, Targets&& t
                                        " is not a number (missing values are empty or NaN)");
   };
   while (next_line(line)) {
-    if (is_blank_line(line)) continue;
+    if (IsBlankLine(line)) continue;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     const std::size_t row = table.lines.size() + 1;
-    // Fast path: walk the line once; each field is converted by from_chars in place, and only a
-    // field it does not consume entirely (spaces, quotes, NaN, junk) takes the slow ParseField.
-    const char* p = line.data();
-    const char* const end = p + line.size();
-    bool ragged = false;
-    for (std::size_t c = 0; c < n_columns; ++c) {
-      if (c > 0) {
-        if (p == end) {
-          ragged = true;
-          break;
-        }
-        ++p;  // the comma
-      }
-      const char* field_end = end;
-      if (p != end && *p == '"') {
-        const void* close = std::memchr(p + 1, '"', static_cast<std::size_t>(end - p - 1));
-        const char* after = close == nullptr ? end : static_cast<const char*>(close) + 1;
-        const void* comma = std::memchr(after, ',', static_cast<std::size_t>(end - after));
-        field_end = comma == nullptr ? end : static_cast<const char*>(comma);
-      } else {
-        const void* comma = std::memchr(p, ',', static_cast<std::size_t>(end - p));
-        if (comma != nullptr) field_end = static_cast<const char*>(comma);
-      }
-      if (targets[c].kind != ColumnTarget::kSkip) {
-        double value = 0;
-        const auto result = std::from_chars(p, field_end, value);
-        if (result.ec != std::errc() || result.ptr != field_end || !std::isfinite(value)) {
-          const std::string_view field(p, static_cast<std::size_t>(field_end - p));
-          if (ParseField(field, value) == Parsed::kBad) throw bad_value(row, c, field);
-        }
-        table.columns[c].push_back(value);
-      }
-      p = field_end;
-    }
-    if (ragged || p != end) {
+    const LineError error = ParseDataLine(
+        line, targets, [&](std::size_t c, double value) { table.columns[c].push_back(value); });
+    if (error.kind == LineError::kBadValue) throw bad_value(row, error.column, error.field);
+    if (error.kind == LineError::kRagged) {
       SplitLine(line, fields);
       throw InvalidArgument("data", source + " row " + std::to_string(row) + " (line " +
                                         std::to_string(line_number) + ") has " +
@@ -398,6 +299,7 @@ int Schema::FeatureIndex(const std::string& name) const {
 }
 
 std::size_t Dataset::n_rows() const {
+  if (binned) return binned->n_rows;
   if (!columns.empty()) return columns.front().size();
   return labels.size();
 }
@@ -414,63 +316,78 @@ std::size_t Dataset::total_clipped() const {
   return total;
 }
 
+namespace internal {
+
+HeaderColumns MatchHeader(const std::vector<std::string>& header, const Schema& schema,
+                          const LoadOptions& options, const std::string& source) {
+  HeaderColumns out;
+  int& label_column = out.label_column;
+  std::vector<int>& column_of_feature = out.column_of_feature;
+  column_of_feature.assign(schema.features.size(), -1);
+  std::unordered_map<std::string, int> feature_index;
+  for (std::size_t f = 0; f < schema.features.size(); ++f) {
+    feature_index.emplace(schema.features[f].name, static_cast<int>(f));
+  }
+  std::vector<ColumnTarget> targets(header.size());
+  std::vector<std::string> extra;
+  for (std::size_t c = 0; c < header.size(); ++c) {
+    const std::string& name = header[c];
+    if (name == options.label) {
+      if (label_column >= 0) {
+        throw InvalidArgument("data", source + ": label column \"" + name + "\" appears twice");
+      }
+      label_column = static_cast<int>(c);
+      targets[c].kind = options.read_label ? ColumnTarget::kLabel : ColumnTarget::kSkip;
+      continue;
+    }
+    const auto it = feature_index.find(name);
+    if (it == feature_index.end()) {
+      extra.push_back(name);
+      continue;
+    }
+    if (column_of_feature[static_cast<std::size_t>(it->second)] >= 0) {
+      throw InvalidArgument("data", source + ": column \"" + name + "\" appears twice");
+    }
+    column_of_feature[static_cast<std::size_t>(it->second)] = static_cast<int>(c);
+    targets[c] = {ColumnTarget::kFeature, it->second};
+  }
+  if (!extra.empty()) {
+    std::string list;
+    for (const auto& name : extra) list += (list.empty() ? "\"" : ", \"") + name + "\"";
+    throw InvalidArgument("data", source + ": column(s) " + list +
+                                      " are not in the schema and are not the label column \"" +
+                                      options.label +
+                                      "\" (remove them, add them to the schema, or pass "
+                                      "--label NAME)");
+  }
+  for (std::size_t f = 0; f < schema.features.size(); ++f) {
+    if (column_of_feature[f] < 0) {
+      throw InvalidArgument("data", source + ": schema feature \"" + schema.features[f].name +
+                                        "\" has no column in the header");
+    }
+  }
+  if (label_column < 0 && options.require_label) {
+    throw InvalidArgument("label", source + ": no label column \"" + options.label +
+                                       "\" in the header (pass --label NAME)");
+  }
+  out.targets = std::move(targets);
+  return out;
+}
+
+}  // namespace internal
+
 Dataset ParseCsv(std::string_view text, const Schema& schema, const LoadOptions& options,
                  const std::string& source) {
   if (schema.features.empty()) throw InvalidArgument("schema", "has no features");
-  int label_column = -1;
-  std::vector<int> column_of_feature(schema.features.size(), -1);
+  internal::HeaderColumns columns;
   auto targets_of_header = [&](const std::vector<std::string>& header) {
-    std::unordered_map<std::string, int> feature_index;
-    for (std::size_t f = 0; f < schema.features.size(); ++f) {
-      feature_index.emplace(schema.features[f].name, static_cast<int>(f));
-    }
-    std::vector<ColumnTarget> targets(header.size());
-    std::vector<std::string> extra;
-    for (std::size_t c = 0; c < header.size(); ++c) {
-      const std::string& name = header[c];
-      if (name == options.label) {
-        if (label_column >= 0) {
-          throw InvalidArgument("data", source + ": label column \"" + name + "\" appears twice");
-        }
-        label_column = static_cast<int>(c);
-        targets[c].kind = options.read_label ? ColumnTarget::kLabel : ColumnTarget::kSkip;
-        continue;
-      }
-      const auto it = feature_index.find(name);
-      if (it == feature_index.end()) {
-        extra.push_back(name);
-        continue;
-      }
-      if (column_of_feature[static_cast<std::size_t>(it->second)] >= 0) {
-        throw InvalidArgument("data", source + ": column \"" + name + "\" appears twice");
-      }
-      column_of_feature[static_cast<std::size_t>(it->second)] = static_cast<int>(c);
-      targets[c] = {ColumnTarget::kFeature, it->second};
-    }
-    if (!extra.empty()) {
-      std::string list;
-      for (const auto& name : extra) list += (list.empty() ? "\"" : ", \"") + name + "\"";
-      throw InvalidArgument("data", source + ": column(s) " + list +
-                                        " are not in the schema and are not the label column \"" +
-                                        options.label +
-                                        "\" (remove them, add them to the schema, or pass "
-                                        "--label NAME)");
-    }
-    for (std::size_t f = 0; f < schema.features.size(); ++f) {
-      if (column_of_feature[f] < 0) {
-        throw InvalidArgument("data", source + ": schema feature \"" + schema.features[f].name +
-                                          "\" has no column in the header");
-      }
-    }
-    if (label_column < 0 && options.require_label) {
-      throw InvalidArgument("label", source + ": no label column \"" + options.label +
-                                         "\" in the header (pass --label NAME)");
-    }
-    return targets;
+    columns = internal::MatchHeader(header, schema, options, source);
+    return columns.targets;
   };
-
   std::vector<ColumnTarget> targets;
   RawTable table = ReadTable(text, source, targets_of_header, targets);
+  const int label_column = columns.label_column;
+  const std::vector<int>& column_of_feature = columns.column_of_feature;
   const std::size_t n_rows = table.lines.size();
   if (n_rows == 0) throw InvalidArgument("data", source + " has a header but no data rows");
 

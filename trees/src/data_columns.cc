@@ -12,50 +12,46 @@
 namespace rdpkit::trees {
 namespace internal {
 
+std::string CodeProblem(const FeatureSpec& spec, double value) {
+  if (std::isnan(value)) return {};
+  if (value != std::floor(value) || value < 0 || value >= spec.n_codes) {
+    return FormatNumber(value) + " is not a category code (integers 0.." +
+           std::to_string(spec.n_codes - 1) + ")";
+  }
+  return {};
+}
+
+std::string LabelProblem(const Schema& schema, double value) {
+  if (std::isnan(value)) return "the label is missing";
+  if (!std::isfinite(value)) return FormatNumber(value) + " is not finite";
+  if (schema.task == Task::kBinary && value != 0 && value != 1) {
+    return FormatNumber(value) + " is not a binary label (0 or 1)";
+  }
+  if (schema.task == Task::kMulticlass && !IsClassLabel(value, schema.n_classes)) {
+    return FormatNumber(value) + " is not a class index (the integers 0.." +
+           std::to_string(schema.n_classes - 1) + ")";
+  }
+  return {};
+}
+
 std::size_t ClipOrCheckColumn(const FeatureSpec& spec, std::vector<double>& column,
                               const RowNamer& where) {
   if (spec.categorical) {
     for (std::size_t row = 0; row < column.size(); ++row) {
-      const double value = column[row];
-      if (std::isnan(value)) continue;
-      if (value != std::floor(value) || value < 0 || value >= spec.n_codes) {
-        throw InvalidArgument("data", where(row) + ": " + FormatNumber(value) +
-                                          " is not a category code (integers 0.." +
-                                          std::to_string(spec.n_codes - 1) + ")");
-      }
+      const std::string problem = CodeProblem(spec, column[row]);
+      if (!problem.empty()) throw InvalidArgument("data", where(row) + ": " + problem);
     }
     return 0;
   }
   std::size_t clipped = 0;
-  for (double& value : column) {
-    // NaN fails both comparisons and stays missing.
-    if (value < spec.min) {
-      value = spec.min;
-      ++clipped;
-    } else if (value > spec.max) {
-      value = spec.max;
-      ++clipped;
-    }
-  }
+  for (double& value : column) clipped += ClipValue(spec, value) ? 1 : 0;
   return clipped;
 }
 
 void CheckLabels(const Schema& schema, const std::vector<double>& labels, const RowNamer& where) {
   for (std::size_t row = 0; row < labels.size(); ++row) {
-    const double value = labels[row];
-    if (std::isnan(value)) throw InvalidArgument("label", where(row) + ": the label is missing");
-    if (!std::isfinite(value)) {
-      throw InvalidArgument("label", where(row) + ": " + FormatNumber(value) + " is not finite");
-    }
-    if (schema.task == Task::kBinary && value != 0 && value != 1) {
-      throw InvalidArgument(
-          "label", where(row) + ": " + FormatNumber(value) + " is not a binary label (0 or 1)");
-    }
-    if (schema.task == Task::kMulticlass && !IsClassLabel(value, schema.n_classes)) {
-      throw InvalidArgument("label", where(row) + ": " + FormatNumber(value) +
-                                         " is not a class index (the integers 0.." +
-                                         std::to_string(schema.n_classes - 1) + ")");
-    }
+    const std::string problem = LabelProblem(schema, labels[row]);
+    if (!problem.empty()) throw InvalidArgument("label", where(row) + ": " + problem);
   }
 }
 

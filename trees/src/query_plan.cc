@@ -4,6 +4,7 @@
 #include <cmath>
 #include <utility>
 
+#include "distributed_release.h"
 #include "rdpkit/accountant/errors.h"
 #include "split_strategy.h"
 
@@ -203,6 +204,23 @@ QueryPlan::QueryPlan(const TrainerConfig& config, QuerySchedule schedule, double
   }
 }
 
+QueryPlan::~QueryPlan() = default;
+QueryPlan::QueryPlan(QueryPlan&&) noexcept = default;
+
+void QueryPlan::UseCommunicator(Communicator& communicator, const TrainerConfig& config,
+                                std::uint64_t n_rows) {
+  if (communicator.size() == 1) return;
+  // The share mechanisms come from the same σ and sensitivities as this plan's own.
+  distributed_ = std::make_unique<DistributedReleases>(
+      communicator, config, noisy_ ? noise_multiplier_ : 0.0, sensitivities_, n_rows);
+}
+
+void QueryPlan::CombineExact(std::vector<Pair>& cells) {
+  if (!distributed_) return;
+  RDPKIT_CHECK(!distributed_->shares());
+  distributed_->Combine(cells.data(), 1, cells.size(), cells.size());
+}
+
 void QueryPlan::UseRenyiFilter(double order, double budget) {
   RDPKIT_CHECK(noisy_ && schedule_.Totals().candidate == 0 && schedule_.Totals().split == 0);
   renyi_filter_ = std::make_pair(order, budget);
@@ -327,8 +345,17 @@ void QueryPlan::Log(Release release, int coordinate, double exact, double noisy)
 std::pair<double, double> QueryPlan::ReleaseInitialScore(double count, double label_sum) {
   RDPKIT_CHECK(schedule_.initial_score && !released_.initial_score && next_tree_ == 0);
   released_.initial_score = true;
-  const double noisy_count = initial_count_->Add(count, *rng_);
-  const double noisy_sum = initial_sum_->Add(label_sum, *rng_);
+  double exact[2] = {count, label_sum};
+  if (distributed_) {
+    RDPKIT_CHECK(!distributed_->shares());  // Laplace has no shares (ValidateDistributed)
+    distributed_->Combine(exact, 2);
+  }
+  count = exact[0];
+  label_sum = exact[1];
+  double noisy[2] = {initial_count_->Add(count, *rng_), initial_sum_->Add(label_sum, *rng_)};
+  if (distributed_) distributed_->FromRoot(noisy, 2);
+  const double noisy_count = noisy[0];
+  const double noisy_sum = noisy[1];
   if (noise_log_) {
     noise_log_->push_back({"initial_score_count", 1, count, noisy_count});
     noise_log_->push_back({"initial_score_sum", 0, label_sum, noisy_sum});
@@ -357,15 +384,26 @@ void QueryPlan::ReleaseSums(Release release, Pair* first, std::size_t groups, st
                             std::size_t width) {
   RDPKIT_CHECK(release != Release::kHessianHistogram && release != Release::kExponentialSplit);
   Count(release);
+  if (distributed_ && distributed_->shares()) {
+    distributed_->ReleaseShares(first, groups, stride, width);
+    return;
+  }
+  if (distributed_) distributed_->Combine(first, groups, stride, width);
   if (!noisy_) return;
   RDPKIT_CHECK(rng_ != nullptr);
   for (std::size_t g = 0; g < groups; ++g) {
     for (std::size_t c = 0; c < width; ++c) AddNoise(release, first[g * stride + c]);
   }
+  if (distributed_) distributed_->FromRoot(first, groups, stride, width);
 }
 
 void QueryPlan::ReleaseHessianHistogram(std::vector<double>& cells) {
   Count(Release::kHessianHistogram);
+  if (distributed_ && distributed_->shares()) {
+    distributed_->ReleaseHessianShares(cells);
+    return;
+  }
+  if (distributed_) distributed_->Combine(cells.data(), cells.size());
   if (!noisy_) return;
   RDPKIT_CHECK(rng_ != nullptr);
   for (double& h : cells) {
@@ -373,6 +411,7 @@ void QueryPlan::ReleaseHessianHistogram(std::vector<double>& cells) {
     h = hessian_gaussian_->Add(h, *rng_);
     Log(Release::kHessianHistogram, 1, exact, h);
   }
+  if (distributed_) distributed_->FromRoot(cells.data(), cells.size());
 }
 
 std::vector<std::size_t> QueryPlan::SelectSplits(
@@ -388,6 +427,12 @@ std::vector<std::size_t> QueryPlan::SelectSplits(
     } else {
       picks.push_back(static_cast<std::size_t>(std::max_element(u.begin(), u.end()) - u.begin()));
     }
+  }
+  if (distributed_) {
+    // Rank 0's choices everywhere (utilities may differ in the last bits between ranks).
+    std::vector<std::uint64_t> chosen(picks.begin(), picks.end());
+    distributed_->communicator().Broadcast(chosen.data(), chosen.size() * sizeof(std::uint64_t), 0);
+    picks.assign(chosen.begin(), chosen.end());
   }
   return picks;
 }

@@ -17,6 +17,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -27,11 +28,14 @@
 #include "rdpkit/mechanisms/laplace.h"
 #include "rdpkit/mechanisms/random.h"
 #include "rdpkit/trees/accounting.h"
+#include "rdpkit/trees/communicator.h"
 #include "rdpkit/trees/config.h"
 #include "rdpkit/trees/train.h"
 #include "statistics.h"
 
 namespace rdpkit::trees::internal {
+
+class DistributedReleases;
 
 // What one query releases; each kind counts toward one of κ_c, κ_s, κ_w.
 enum class Release {
@@ -82,6 +86,18 @@ class QueryPlan {
   // noise_log, when set, receives every draw.
   QueryPlan(const TrainerConfig& config, QuerySchedule schedule, double noise_multiplier,
             mechanisms::Random* rng = nullptr, std::vector<NoiseRecord>* noise_log = nullptr);
+  ~QueryPlan();
+  QueryPlan(QueryPlan&&) noexcept;
+
+  // A run over the communicator's K > 1 ranks (docs/distributed.md): every release first combines
+  // the ranks' exact sums, then adds the noise once (distributed_noise "central": rank 0's values
+  // are broadcast) or as K shares under secure aggregation ("shares"). n_rows: all ranks' rows.
+  // The ledger and the event do not change: the release is the single-process one.
+  void UseCommunicator(Communicator& communicator, const TrainerConfig& config,
+                       std::uint64_t n_rows);
+  // Sums over the ranks of exact cells that are not released themselves (the exponential
+  // mechanism's utilities, central only); nothing without a communicator.
+  void CombineExact(std::vector<Pair>& cells);
 
   // The initial score's release alone (two Laplace mechanisms, S-BDT §6.2), or nullopt.
   static std::optional<accountant::Event> InitialScoreEvent(const TrainerConfig& config);
@@ -149,6 +165,7 @@ class QueryPlan {
   std::optional<mechanisms::LaplaceMechanism> initial_sum_;
   double exponential_epsilon_ = 0;
   std::optional<std::pair<double, double>> renyi_filter_;  // (order, budget)
+  std::unique_ptr<DistributedReleases> distributed_;       // runs over several ranks
 
   // The ledger.
   QuerySchedule released_;

@@ -15,30 +15,30 @@ namespace rdpkit::trees::internal {
 namespace {
 
 template <bool kMissing>
-inline __attribute__((always_inline)) std::uint32_t RouteStep(const std::uint8_t* row,
+inline __attribute__((always_inline)) std::uint32_t RouteStep(const std::uint8_t* const* columns,
+                                                              std::size_t row,
                                                               const CompactStep* steps,
                                                               std::uint32_t node) {
   const CompactStep& step = steps[node];
-  const std::uint8_t bin = row[step.feature];
+  const std::uint8_t bin = columns[step.feature][row];
   std::uint32_t right = bin >= step.split_bin ? 1 : 0;
   if constexpr (kMissing) right ^= (bin == kMissingByte ? 1U : 0U) & step.default_left;
   return 2 * node + 1 + right;
 }
 
-// Rows are routed kLanes at a time, each lane's path in a register: a path is a chain of
-// dependent loads (step, then bin), and independent lanes let the chains overlap.
+// Rows first..first+count−1 are routed kLanes at a time, each lane's path in a register: a path is
+// a chain of dependent loads (step, then bin), and independent lanes let the chains overlap.
 template <bool kMissing>
-void RouteCompactBlock(const std::uint8_t* rows, std::size_t m, std::size_t count,
+void RouteCompactBlock(const std::uint8_t* const* columns, std::size_t first, std::size_t count,
                        const CompactStep* steps, int depth, std::uint32_t* node) {
   constexpr std::size_t kLanes = 8;
   std::size_t r = 0;
   for (; r + kLanes <= count; r += kLanes) {
     std::uint32_t lane[kLanes] = {};
-    const std::uint8_t* base = rows + r * m;
     for (int level = 0; level < depth; ++level) {
 #pragma GCC unroll 8
       for (std::size_t k = 0; k < kLanes; ++k) {
-        lane[k] = RouteStep<kMissing>(base + k * m, steps, lane[k]);
+        lane[k] = RouteStep<kMissing>(columns, first + r + k, steps, lane[k]);
       }
     }
 #pragma GCC unroll 8
@@ -46,7 +46,9 @@ void RouteCompactBlock(const std::uint8_t* rows, std::size_t m, std::size_t coun
   }
   for (; r < count; ++r) {
     std::uint32_t n = 0;
-    for (int level = 0; level < depth; ++level) n = RouteStep<kMissing>(rows + r * m, steps, n);
+    for (int level = 0; level < depth; ++level) {
+      n = RouteStep<kMissing>(columns, first + r, steps, n);
+    }
     node[r] = n;
   }
 }
@@ -226,9 +228,10 @@ struct ColumnPlan {};
 bool TreeRouter::Supports(RouteKernel kernel, const BinnedMatrix& bins, int depth) {
   switch (kernel) {
     case RouteKernel::kAuto:
-    case RouteKernel::kWideBins:
       return true;
-    case RouteKernel::kRowBytes:
+    case RouteKernel::kWideBins:
+      return !bins.compact();
+    case RouteKernel::kScalarBytes:
       return bins.compact();
     case RouteKernel::kColumnBytes:
 #ifdef RDPKIT_ROUTE_COLUMNS
@@ -247,7 +250,7 @@ TreeRouter::TreeRouter(const BinnedMatrix& bins, const HeapTree& tree, RouteKern
     : bins_(bins), depth_(tree.depth), kernel_(kernel) {
   if (kernel_ == RouteKernel::kAuto) {
     kernel_ = Supports(RouteKernel::kColumnBytes, bins, depth_) ? RouteKernel::kColumnBytes
-              : bins.compact()                                  ? RouteKernel::kRowBytes
+              : bins.compact()                                  ? RouteKernel::kScalarBytes
                                                                 : RouteKernel::kWideBins;
   }
   RDPKIT_CHECK(Supports(kernel_, bins, depth_));
@@ -261,6 +264,8 @@ TreeRouter::TreeRouter(const BinnedMatrix& bins, const HeapTree& tree, RouteKern
     return;
   }
   compact_steps_.resize(internal);
+  for (std::size_t f = 0; f < bins.n_features(); ++f)
+    feature_columns_.push_back(bins.column_bytes(f));
   for (std::size_t node = 0; node < internal; ++node) {
     const auto f = static_cast<std::size_t>(tree.feature[node]);
     compact_steps_[node] = {static_cast<std::uint32_t>(f),
@@ -314,12 +319,13 @@ void TreeRouter::RouteBlock(std::size_t start, std::size_t count, std::uint16_t*
   }
 #endif
   if (routed == count) return;
-  const std::size_t m = bins_.n_features();
-  const std::uint8_t* rows = bins_.row_bytes() + (start + routed) * m;
+  const std::uint8_t* const* columns = feature_columns_.data();
   if (missing_) {
-    RouteCompactBlock<true>(rows, m, count - routed, compact_steps_.data(), depth_, node + routed);
+    RouteCompactBlock<true>(columns, start + routed, count - routed, compact_steps_.data(), depth_,
+                            node + routed);
   } else {
-    RouteCompactBlock<false>(rows, m, count - routed, compact_steps_.data(), depth_, node + routed);
+    RouteCompactBlock<false>(columns, start + routed, count - routed, compact_steps_.data(), depth_,
+                             node + routed);
   }
   for (std::size_t r = routed; r < count; ++r) {
     leaf[r] = static_cast<std::uint16_t>(node[r] - internal);
@@ -331,7 +337,7 @@ void RouteLevel(const BinnedMatrix& bins, const HeapTree& tree, std::size_t firs
   pool.ParallelFor(node_of.size(), [&](std::size_t begin, std::size_t end, int) {
     for (std::size_t i = begin; i < end; ++i) {
       const std::size_t node = first + node_of[i];
-      const std::uint16_t bin = bins.bins(static_cast<std::size_t>(tree.feature[node]))[i];
+      const std::uint16_t bin = bins.bin(static_cast<std::size_t>(tree.feature[node]), i);
       const std::size_t child =
           2 * node + 1 +
           (GoesRightBinned(bin, tree.split_bin[node], tree.default_left[node] != 0) ? 1 : 0);

@@ -1,6 +1,6 @@
 // Routing: which leaf of a HeapTree each row reaches. Three kernels compute the same thing —
-// over the 16-bit bins (any candidate count), over the row-major byte bins (scalar, 8 rows in
-// flight), and over the column-major byte bins with AVX2 (32 rows per vector, depth ≤ 8) — behind
+// over the 16-bit bins (any candidate count), over the byte bins (scalar, 8 rows in flight), and
+// over the byte bins with AVX2 (32 rows per vector, depth ≤ 8) — behind
 // one interface; tests/trees/routing_test.cc checks that they agree.
 #ifndef RDPKIT_TREES_SRC_ROUTING_H_
 #define RDPKIT_TREES_SRC_ROUTING_H_
@@ -18,9 +18,9 @@ namespace rdpkit::trees::internal {
 
 enum class RouteKernel {
   kAuto,         // the fastest kernel that applies
-  kWideBins,     // 16-bit bins, level by level (the only one for more than 253 candidates)
-  kRowBytes,     // byte bins row by row
-  kColumnBytes,  // byte bins column by column, AVX2 (rows not a multiple of 32: kRowBytes)
+  kWideBins,     // 16-bit bins, level by level (more than 253 candidates, the only kernel then)
+  kScalarBytes,  // byte bins, scalar, 8 rows in flight
+  kColumnBytes,  // byte bins column by column, AVX2 (rows not a multiple of 32: kScalarBytes)
 };
 
 // One internal node for routing over byte bins: row goes right iff bin ≥ split_bin, except that a
@@ -65,7 +65,8 @@ class TreeRouter {
   bool missing_ = false;  // some feature of the tree has missing values (byte kernels)
   std::vector<WideStep> wide_steps_;
   std::vector<CompactStep> compact_steps_;
-  std::unique_ptr<ColumnPlan> column_plan_;  // kColumnBytes only
+  std::vector<const std::uint8_t*> feature_columns_;  // byte kernels: each feature's column
+  std::unique_ptr<ColumnPlan> column_plan_;           // kColumnBytes only
 };
 
 // Moves every row one level down from level nodes first.. (node_of[i]: the row's node index within

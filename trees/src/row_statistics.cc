@@ -25,19 +25,22 @@ RowStatistics::RowStatistics(const std::vector<double>& labels, const TrainerCon
       gradient_clip_(config.gradient_clip),
       hessian_clip_(config.hessian_clip),
       fused_(fused),
-      margin_(n_, base_score),
-      stats_(n_) {
+      margin_(n_, base_score) {
   if (config.batch_size > 1) batch_update_.assign(n_, 0.0);
   if (binary_) {
     labels01_.resize(n_);  // binary labels are exactly 0 or 1 (checked by the loader)
     for (std::size_t i = 0; i < n_; ++i) labels01_[i] = labels_[i] != 0 ? 1 : 0;
   }
+  // The fused pass computes each block's statistics as it routes: the per-row (a, b) (16 bytes a
+  // row) are only kept when something else reads them (iterative_hessian's histograms).
+  if (fused_ && config.split_candidates.method != CandidateMethod::kIterativeHessian) return;
   Update({}, nullptr, nullptr);
 }
 
 void RowStatistics::Update(const std::vector<double>& add, const double* leaf_values,
                            const std::uint16_t* node_of) {
   exp_age_ = kExpRefresh;  // the fused pass's e^{−F} no longer follows the margins
+  stats_.resize(n_);
   const bool apply = !add.empty();
   const double g_clip = gradient_clip_;
   const double h_clip = hessian_clip_;

@@ -24,6 +24,7 @@ class RowStatistics {
   RowStatistics(const std::vector<double>& labels, const TrainerConfig& config, WorkerPool& pool,
                 bool fused, double base_score);
 
+  // Every row's statistics; empty in the fused mode until an Update (nothing reads them there).
   const std::vector<Pair>& stats() const noexcept { return stats_; }
   bool fused() const noexcept { return fused_; }
 

@@ -32,7 +32,8 @@ class ExponentialSplits final : public SplitStrategy {
       // Utility Σ_children G²/(n + λ) of every (feature, candidate) of the node on exact sums of
       // (a, count); missing values go left. Every candidate is scored; nothing is pre-filtered
       // with exact data.
-      const std::vector<Pair> hist = context.Histogram(features, cells, count, nullptr, true);
+      std::vector<Pair> hist = context.Histogram(features, cells, count, nullptr, true);
+      context.plan().CombineExact(hist);  // every rank's rows (runs over several ranks)
       std::vector<std::vector<double>> utilities(count);
       std::vector<std::vector<std::pair<int, std::uint16_t>>> options(count);
       const auto score = [lambda](const Pair& p) {

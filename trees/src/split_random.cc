@@ -120,6 +120,32 @@ int FeaturesPerTree(const TrainerConfig& config, int n_features) {
   return 0;
 }
 
+std::vector<int> TreeFeatures(InteractionMethod method, const std::vector<int>& splittable,
+                              int features_per_tree, int t, mechanisms::Random& rng) {
+  const int pool = static_cast<int>(splittable.size());
+  const int k = std::min(features_per_tree, pool);
+  if (method == InteractionMethod::kAll || k >= pool) return splittable;
+  std::vector<int> out;
+  RDPKIT_CHECK(method == InteractionMethod::kCyclical || method == InteractionMethod::kRandom);
+  if (method == InteractionMethod::kCyclical) {
+    // Maddock §5.1: tree t uses the next k features, cycling every m/k trees.
+    for (int j = 0; j < k; ++j) {
+      const long long index = (static_cast<long long>(t) * k + j) % pool;
+      out.push_back(splittable[static_cast<std::size_t>(index)]);
+    }
+    return out;
+  }
+  // Random k-way: k distinct features, chosen uniformly at the start of the tree.
+  std::vector<int> all = splittable;
+  for (int j = 0; j < k; ++j) {
+    const int r = j + UniformInt(rng, pool - j);
+    std::swap(all[static_cast<std::size_t>(j)], all[static_cast<std::size_t>(r)]);
+    out.push_back(all[static_cast<std::size_t>(j)]);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 std::unique_ptr<SplitStrategy> MakeSplitStrategy(const TrainerConfig& config,
                                                  int features_per_tree) {
   switch (config.split_method) {

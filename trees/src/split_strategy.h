@@ -39,6 +39,11 @@ inline int UniformInt(mechanisms::Random& rng, int n) {
 // Number of features a tree may split on (Maddock §5.1: k-way interactions; "all" = m).
 int FeaturesPerTree(const TrainerConfig& config, int n_features);
 
+// The features tree t may split on (Maddock §5.1): all splittable ones, the next k of them
+// (cyclical) or k drawn at random from rng (random); sorted.
+std::vector<int> TreeFeatures(InteractionMethod method, const std::vector<int>& splittable,
+                              int features_per_tree, int t, mechanisms::Random& rng);
+
 // What a strategy uses while it grows one tree; the trainer implements it. Sums are exact sums
 // of the statistics of the rows in the current sample; only the plan makes them noisy.
 class GrowContext {

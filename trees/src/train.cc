@@ -16,6 +16,7 @@
 
 #include "binned_matrix.h"
 #include "candidates.h"
+#include "distributed_release.h"
 #include "heap_tree.h"
 #include "label_bounds.h"
 #include "leaf_value.h"
@@ -50,8 +51,10 @@ class Trainer final : public internal::GrowContext {
         config_(config),
         options_(options),
         n_(data.n_rows()),
+        n_total_(n_),
+        row_offset_(0),
         m_(static_cast<int>(data.n_features())),
-        rng_(config.seed ? Random::Seeded(*config.seed) : Random::Secure()),
+        rng_(internal::RunRandom(config, options.communicator)),
         pool_(config.threads) {}
 
   Model Run();
@@ -74,6 +77,8 @@ class Trainer final : public internal::GrowContext {
 
  private:
   void ValidateData();
+  // Runs over several ranks: n_total_, row_offset_ and the refusals (distributed_release.h).
+  void ShareRowCounts();
   // The statistics the trees are grown on: the current class tree's with a multiclass objective.
   const std::vector<Pair>& stats() const {
     return classes_ ? classes_->stats(class_) : rows_->stats();
@@ -102,6 +107,8 @@ class Trainer final : public internal::GrowContext {
   const TrainerConfig& config_;
   const TrainOptions& options_;
   std::size_t n_;
+  std::size_t n_total_;     // rows of every rank (n_ in one process)
+  std::size_t row_offset_;  // this rank's first row in the ranks' concatenation
   int m_;
   Random rng_;
   internal::WorkerPool pool_;
@@ -121,6 +128,7 @@ class Trainer final : public internal::GrowContext {
   std::optional<internal::ClassStatistics> classes_;  // multiclass objectives
   int class_ = 0;                                     // the class tree being grown
   std::vector<std::uint8_t> in_sample_;               // empty: every row
+  std::optional<Random> sample_rng_;  // distributed_noise "shares": this rank's Poisson draws
   // Node index within the current level (a leaf index after routing); < 2^16 as max_depth ≤ 16.
   std::vector<std::uint16_t> node_of_;
   // Fused mode (binary Newton, B = 1, data-independent splits, every row, no filter): one pass
@@ -186,6 +194,16 @@ void Trainer::ValidateData() {
   }
 }
 
+void Trainer::ShareRowCounts() {
+  internal::ValidateDistributed(config_, data_.schema, *options_.communicator);
+  const internal::RankRows rows = internal::ShareRowCounts(*options_.communicator, n_);
+  n_total_ = rows.total;
+  row_offset_ = rows.offset;
+  if (config_.distributed_noise == DistributedNoise::kShares) {
+    sample_rng_.emplace(internal::PrivateRandom(config_, *options_.communicator, /*stream=*/1));
+  }
+}
+
 double Trainer::InitialScore() {
   if (!config_.initial_score) return 0;
   return internal::PrivateInitialScore(labels_->values(), binary_,
@@ -225,37 +243,21 @@ void Trainer::DrawSample() {
     return;
   }
   in_sample_.resize(n_);
-  // S-BDT §6.3: Poisson sampling, each row independently with probability γ.
-  for (std::size_t i = 0; i < n_; ++i) {
-    in_sample_[i] = rng_.Uniform01() < config_.subsample ? 1 : 0;
+  // S-BDT §6.3: Poisson sampling, each row independently with probability γ. Over several ranks
+  // each keeps its own rows' draws of the run's stream (the sample one process would draw), or
+  // draws from its own generator under "shares".
+  Random& rng = sample_rng_ ? *sample_rng_ : rng_;
+  const std::size_t total = sample_rng_ ? n_ : n_total_;
+  const std::size_t first = sample_rng_ ? 0 : row_offset_;
+  for (std::size_t i = 0; i < total; ++i) {
+    const bool in = rng.Uniform01() < config_.subsample;
+    if (i >= first && i - first < n_) in_sample_[i - first] = in ? 1 : 0;
   }
 }
 
 std::vector<int> Trainer::TreeFeatures(int t) {
-  const std::vector<int>& splittable = bins_->splittable();
-  const int pool = static_cast<int>(splittable.size());
-  const int k = std::min(features_per_tree_, pool);
-  const InteractionMethod method = config_.feature_interaction.method;
-  if (method == InteractionMethod::kAll || k >= pool) return splittable;
-  std::vector<int> out;
-  RDPKIT_CHECK(method == InteractionMethod::kCyclical || method == InteractionMethod::kRandom);
-  if (method == InteractionMethod::kCyclical) {
-    // Maddock §5.1: tree t uses the next k features, cycling every m/k trees.
-    for (int j = 0; j < k; ++j) {
-      const long long index = (static_cast<long long>(t) * k + j) % pool;
-      out.push_back(splittable[static_cast<std::size_t>(index)]);
-    }
-    return out;
-  }
-  // Random k-way: k distinct features, chosen uniformly at the start of the tree.
-  std::vector<int> all = splittable;
-  for (int j = 0; j < k; ++j) {
-    const int r = j + internal::UniformInt(rng_, pool - j);
-    std::swap(all[static_cast<std::size_t>(j)], all[static_cast<std::size_t>(r)]);
-    out.push_back(all[static_cast<std::size_t>(j)]);
-  }
-  std::sort(out.begin(), out.end());
-  return out;
+  return internal::TreeFeatures(config_.feature_interaction.method, bins_->splittable(),
+                                features_per_tree_, t, rng_);
 }
 
 void Trainer::RefineCandidatesIh() {
@@ -266,11 +268,11 @@ void Trainer::RefineCandidatesIh() {
     if (spec.categorical || bins_->candidates(f).empty()) continue;
     const std::size_t cells = bins_->candidates(f).size() + 1;
     std::vector<double> hist(cells, 0.0);
-    const std::uint16_t* bins = bins_->bins(f);
     for (std::size_t i = 0; i < n_; ++i) {
       if (!in_sample_.empty() && !in_sample_[i]) continue;
-      if (bins[i] == kMissingBin) continue;
-      hist[bins[i]] += stats()[i].b;
+      const std::uint16_t bin = bins_->bin(f, i);
+      if (bin == kMissingBin) continue;
+      hist[bin] += stats()[i].b;
     }
     plan_->ReleaseHessianHistogram(hist);
     bins_->SetCandidates(f, internal::RefineIterativeHessian(spec, bins_->candidates(f), hist,
@@ -311,7 +313,7 @@ std::vector<Pair> Trainer::Histogram(const std::vector<int>& features, std::size
       const Pair s = count_as_b ? Pair{row.a, 1.0} : row;
       for (std::size_t slot = 0; slot < k; ++slot) {
         const auto f = static_cast<std::size_t>(features[slot]);
-        const std::uint16_t bin = bins_->bins(f)[i];
+        const std::uint16_t bin = bins_->bin(f, i);
         std::size_t cell;
         if (cell_split == nullptr) {
           cell = bin == kMissingBin ? bins_->candidates(f).size() + 1 : bin;
@@ -436,9 +438,10 @@ void Trainer::SetUp() {
   features_per_tree_ =
       std::min(internal::FeaturesPerTree(config_, m_), shape.n_splittable_features);
   strategy_ = internal::MakeSplitStrategy(config_, features_per_tree_);
-  privacy_ = PlanPrivacy(config_, n_, shape);
+  privacy_ = PlanPrivacy(config_, n_total_, shape);
   plan_.emplace(config_, internal::QuerySchedule::Of(config_, shape),
                 noisy_ ? privacy_.noise_multiplier : 0.0, &rng_, options_.noise_log);
+  if (options_.communicator) plan_->UseCommunicator(*options_.communicator, config_, n_total_);
   if (config_.renyi_filter) plan_->UseRenyiFilter(privacy_.filter_order, privacy_.filter_budget);
   // The plan's mechanisms report the event that calibration certified.
   RDPKIT_CHECK(!noisy_ || plan_->ScheduledEvent().ToJson() == privacy_.event->ToJson());
@@ -515,6 +518,7 @@ Model Trainer::Run() {
   // The model holds no timings: the same seed must give the same model bytes.
   config_.Validate();
   ValidateData();
+  if (options_.communicator && options_.communicator->size() > 1) ShareRowCounts();
   // Refuses, with the estimate, what cannot fit in memory before any of it is allocated.
   RequireTrainableInMemory(config_, data_.schema, n_);
   labels_.emplace(data_.labels, binary_ ? std::nullopt : data_.schema.label);

@@ -40,6 +40,9 @@ enum class NegativeHessianLeaf { kFloor, kZero };
 // Keys a config does not give: chosen by the auto rule from public facts (auto_config.h), or the
 // fixed defaults of the key table (static).
 enum class Defaults { kStatic, kAuto };
+// Where the noise of a release over several ranks is drawn (docs/distributed.md): once, on rank 0,
+// or as K independent shares N(0, σ²/K) under secure aggregation.
+enum class DistributedNoise { kCentral, kShares };
 
 // The JSON spelling of a value ("binary:logistic", "totally_random", ...). A value outside the
 // enumeration (a cast) → InternalError.
@@ -51,6 +54,7 @@ std::string ToString(InteractionMethod value);
 std::string ToString(SplitScope value);
 std::string ToString(NegativeHessianLeaf value);
 std::string ToString(Defaults value);
+std::string ToString(DistributedNoise value);
 // Task of the schemas an objective trains on.
 Task TaskOfObjective(Objective objective);
 
@@ -153,6 +157,8 @@ struct TrainerConfig {
   std::optional<std::uint64_t> seed;
   // Worker threads, [1, 256].
   int threads = 1;
+  // Runs over several ranks (MPI, or the in-process simulation) only; docs/distributed.md.
+  DistributedNoise distributed_noise = DistributedNoise::kCentral;
 
   // Throws rdpkit::InvalidArgument naming the key of the first invalid field.
   void Validate() const;

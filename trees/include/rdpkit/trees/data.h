@@ -5,6 +5,8 @@
 #define RDPKIT_TREES_DATA_H_
 
 #include <cstddef>
+#include <cstdint>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -63,6 +65,17 @@ struct Schema {
   int FeatureIndex(const std::string& name) const;
 };
 
+// The feature values of a data set read by LoadCsvBinned (binned_csv.h): each value only as its bin
+// of split candidates that the schema alone fixes, one byte (255: missing), column by column.
+struct BinnedFeatures {
+  std::string method;  // split_candidates.method of the candidates ("uniform" or "log")
+  int count = 0;       // split_candidates.count
+  std::size_t n_rows = 0;
+  std::vector<std::vector<double>> candidates;  // per feature, as the trainer would draw them
+  std::vector<std::uint8_t> bins;               // bins[f · n_rows + row]
+  std::vector<std::uint8_t> has_missing;        // per feature: 1 if a value is missing
+};
+
 struct Dataset {
   Schema schema;
   std::vector<std::string> feature_names;  // schema order
@@ -70,9 +83,11 @@ struct Dataset {
       columns;                       // columns[f][row]; clipped into [min, max]; NaN = missing
   std::vector<double> labels;        // binary: 0/1; empty if the CSV had no label column
   std::vector<std::size_t> clipped;  // per feature: how many values were clipped
+  // Set instead of `columns` by LoadCsvBinned: the values as bins only (training, not prediction).
+  std::shared_ptr<const BinnedFeatures> binned;
 
   std::size_t n_rows() const;
-  std::size_t n_features() const { return columns.size(); }
+  std::size_t n_features() const { return binned ? binned->candidates.size() : columns.size(); }
   // One row in schema order (copies; for prediction of single rows and tests).
   std::vector<double> Row(std::size_t row) const;
   // Sum of clipped.

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "rdpkit/trees/communicator.h"
 #include "rdpkit/trees/config.h"
 #include "rdpkit/trees/data.h"
 #include "rdpkit/trees/model.h"
@@ -32,6 +33,9 @@ struct TrainOptions {
   std::ostream* progress_stream = &std::cerr;  // where progress goes (nullptr: nowhere)
   // When set, every noise draw is appended here (tests; costs memory on large runs).
   std::vector<NoiseRecord>* noise_log = nullptr;
+  // A run over several ranks (docs/distributed.md): data holds this rank's rows; every rank calls
+  // Train with the same config and schema. nullptr (or a size-1 communicator): one process.
+  Communicator* communicator = nullptr;
 };
 
 // Trains a model on data (labels required). config is validated first; data must match the

@@ -1,0 +1,141 @@
+// The pieces of CSV parsing shared by the reader that keeps values (data.cc) and the one that keeps
+// only their bins (binned_csv.cc), so that both accept, refuse and convert exactly the same text.
+#ifndef RDPKIT_TREES_SRC_CSV_LINE_H_
+#define RDPKIT_TREES_SRC_CSV_LINE_H_
+
+#include <charconv>
+#include <cmath>
+#include <cstddef>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <vector>
+
+namespace rdpkit::trees::internal::csv {
+
+inline bool IsBlank(char c) { return c == ' ' || c == '\t'; }
+
+inline std::string_view Trim(std::string_view text) {
+  while (!text.empty() && (IsBlank(text.front()) || text.front() == '\r')) text.remove_prefix(1);
+  while (!text.empty() && (IsBlank(text.back()) || text.back() == '\r')) text.remove_suffix(1);
+  if (text.size() >= 2 && text.front() == '"' && text.back() == '"') {
+    text = text.substr(1, text.size() - 2);
+  }
+  return text;
+}
+
+// A line of blanks (spaces, tabs, carriage returns) only: skipped, never a row.
+inline bool IsBlankLine(std::string_view line) {
+  for (char c : line) {
+    if (!IsBlank(c) && c != '\r') return false;
+  }
+  return true;
+}
+
+// The words that mean "missing" besides the empty field.
+inline bool IsMissingWord(std::string_view text) {
+  return text == "NaN" || text == "nan" || text == "NAN" || text == "NA" || text == "?";
+}
+
+// Outcome of converting one field.
+enum class Parsed { kNumber, kMissing, kBad };
+
+inline Parsed ParseField(std::string_view field, double& value) {
+  field = Trim(field);
+  if (field.empty() || IsMissingWord(field)) {
+    value = std::numeric_limits<double>::quiet_NaN();
+    return Parsed::kMissing;
+  }
+  const char* first = field.data();
+  const char* last = first + field.size();
+  if (*first == '+') ++first;  // from_chars does not take a leading '+'
+  const auto result = std::from_chars(first, last, value);
+  if (result.ec != std::errc() || result.ptr != last || !std::isfinite(value)) {
+    return Parsed::kBad;
+  }
+  return Parsed::kNumber;
+}
+
+// Splits a header or data line into fields (commas; a field may be wrapped in double quotes, which
+// then may contain commas). Appends views into line to fields.
+inline void SplitLine(std::string_view line, std::vector<std::string_view>& fields) {
+  fields.clear();
+  std::size_t start = 0;
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (c == '"') {
+      quoted = !quoted;
+    } else if (c == ',' && !quoted) {
+      fields.push_back(line.substr(start, i - start));
+      start = i + 1;
+    }
+  }
+  fields.push_back(line.substr(start));
+}
+
+inline std::string Quote(std::string_view text) {
+  constexpr std::size_t kMaxShown = 40;
+  std::string shown(text.substr(0, kMaxShown));
+  if (text.size() > kMaxShown) shown += "...";
+  return "\"" + shown + "\"";
+}
+
+// Where a CSV column goes.
+struct ColumnTarget {
+  enum Kind { kFeature, kLabel, kSkip } kind = kSkip;
+  int feature = -1;
+};
+
+// What is wrong with a data line, if anything.
+struct LineError {
+  enum Kind { kNone, kBadValue, kRagged } kind = kNone;
+  std::size_t column = 0;  // kBadValue: the column and its text
+  std::string_view field;
+};
+
+// One data line (no '\n'; a trailing '\r' removed): walks it once, converting each kept column's
+// field with from_chars in place (only a field it does not consume entirely — spaces, quotes, NaN,
+// junk — takes the slow ParseField) and calls store(column, value). Stops at the first bad field;
+// kRagged when the line has another number of fields than targets.
+template <class Store>
+LineError ParseDataLine(std::string_view line, const std::vector<ColumnTarget>& targets,
+                        Store&& store) {
+  const char* p = line.data();
+  const char* const end = p + line.size();
+  const std::size_t n_columns = targets.size();
+  for (std::size_t c = 0; c < n_columns; ++c) {
+    if (c > 0) {
+      if (p == end) return {LineError::kRagged, 0, {}};
+      ++p;  // the comma
+    }
+    const char* field_end = end;
+    if (p != end && *p == '"') {
+      const void* close = std::memchr(p + 1, '"', static_cast<std::size_t>(end - p - 1));
+      const char* after = close == nullptr ? end : static_cast<const char*>(close) + 1;
+      const void* comma = std::memchr(after, ',', static_cast<std::size_t>(end - after));
+      field_end = comma == nullptr ? end : static_cast<const char*>(comma);
+    } else {
+      const void* comma = std::memchr(p, ',', static_cast<std::size_t>(end - p));
+      if (comma != nullptr) field_end = static_cast<const char*>(comma);
+    }
+    if (targets[c].kind != ColumnTarget::kSkip) {
+      double value = 0;
+      const auto result = std::from_chars(p, field_end, value);
+      if (result.ec != std::errc() || result.ptr != field_end || !std::isfinite(value)) {
+        const std::string_view field(p, static_cast<std::size_t>(field_end - p));
+        if (ParseField(field, value) == Parsed::kBad) return {LineError::kBadValue, c, field};
+      }
+      store(c, value);
+    }
+    p = field_end;
+  }
+  if (p != end) return {LineError::kRagged, 0, {}};
+  return {};
+}
+
+}  // namespace rdpkit::trees::internal::csv
+
+#endif  // RDPKIT_TREES_SRC_CSV_LINE_H_
