@@ -50,6 +50,12 @@ constexpr std::size_t kMaxDistinctFactors = 64;
 // composition, that a PLD works through at most (bounded time on any input; beyond: RDP).
 constexpr double kMaxTotalCells = 0x1p22;
 constexpr double kMaxTransformPoints = 0x1p24;
+// A tilted recomposition is tried when the round-off is more than this share of δ (pld.md §6b).
+constexpr double kTiltShare = 1e-3;
+// The round-off a tilt aims for, as a share of δ.
+constexpr double kTiltTarget = 1e-4;
+// At most this many tilted recompositions for one ε.
+constexpr int kTiltRounds = 6;
 constexpr double kMinShift = 1e-4;
 
 // ---- Factors of the event ----
@@ -333,8 +339,9 @@ double PowerOfTwo(double exponent) {
 double PowerOfTwoAtLeast(double x) { return PowerOfTwo(std::ceil(std::log2(x))); }
 double PowerOfTwoAtMost(double x) { return PowerOfTwo(std::floor(std::log2(x))); }
 
-// One direction's composition on the window of its discretised factors (pld.md §4–5).
-DirectionPld ComposeDirection(const Bases& bases, double h, double tail) {
+// One direction's composition on the window of its discretised factors (pld.md §4–5), tilted by
+// λ when λ > 0 (§6b).
+DirectionPld ComposeDirection(const Bases& bases, double h, double tail, double lambda = 0) {
   const Window window = ChernoffWindow(bases, h, tail);
   const double span = window.top - window.bottom + 1;
   if (!(span <= static_cast<double>(kMaxPoints))) {
@@ -352,9 +359,24 @@ DirectionPld ComposeDirection(const Bases& bases, double h, double tail) {
                          " points exceed 2^24 transform points");
   }
   const auto first = static_cast<std::int64_t>(window.bottom);
-  out.window = internal::ComposeByFft(bases.plds, bases.counts, first, n);
-  out.above =
-      MassAbove(bases, h, static_cast<double>(first) + static_cast<double>(n), window.lambda_top);
+  if (bases.plds.size() == 1 && bases.counts[0] == 1) {
+    // One factor run once: its masses as they are, no transform and no round-off (pld.md §4).
+    internal::DirectWindow direct = internal::PlaceMasses(bases.plds[0], first, n);
+    out.window = std::move(direct.window);
+    out.above = direct.above;
+  } else {
+    if (lambda > 0) {
+      const internal::TiltedFactors tilted =
+          internal::TiltFactors(bases.plds, bases.counts, h, lambda);
+      out.window = internal::ComposeByFft(tilted.plds, bases.counts, first, n);
+      out.tilt = lambda;
+      out.tilt_log_scale = tilted.log_scale;
+    } else {
+      out.window = internal::ComposeByFft(bases.plds, bases.counts, first, n);
+    }
+    out.above =
+        MassAbove(bases, h, static_cast<double>(first) + static_cast<double>(n), window.lambda_top);
+  }
   // 1 − Π_j (1 − ω_j)^{T_j} (pld.md eq. 2.4), rounded up.
   double log_keep = 0;
   for (std::size_t j = 0; j < bases.plds.size(); ++j) {
@@ -382,8 +404,32 @@ std::vector<PldFactor> RequireFactors(const Event& event) {
 constexpr double kVarianceShare = 0.05;
 
 // The directions' composed PLDs of the event, each window holding all but about `tail` of the
-// composed mass on each side (pld.md §5).
-std::vector<DirectionPld> Compose(const Event& event, double tail, const PldOptions& options) {
+// composed mass on each side (pld.md §5), and what a tilted recomposition needs.
+struct Composition {
+  std::vector<DirectionPld> directions;
+  std::vector<Bases> bases;  // per direction
+  double h = 0;
+  double tail = 0;
+  // The directions recomposed with tilts that make the round-off near `loss` a small share of
+  // δ (pld.md §6b); a direction whose round-off there is already small is kept as it is.
+  std::vector<DirectionPld> TiltedAt(double loss, double delta) const {
+    const double allowed = kTiltTarget * delta;
+    std::vector<DirectionPld> out;
+    for (std::size_t k = 0; k < bases.size(); ++k) {
+      const double round_off = internal::RoundOffAt(directions[k], loss);
+      if (round_off <= allowed) {
+        out.push_back(directions[k]);
+        continue;
+      }
+      const double lambda = internal::TiltFor(bases[k].plds, bases[k].counts, h, loss,
+                                              std::log(allowed / round_off), Lambdas());
+      out.push_back(ComposeDirection(bases[k], h, tail, lambda));
+    }
+    return out;
+  }
+};
+
+Composition Compose(const Event& event, double tail, const PldOptions& options) {
   Require(options.log2_points >= 10 && options.log2_points <= 20, "log2_points",
           options.log2_points, "[10, 20]");
   Require(options.log2_max_points >= options.log2_points && options.log2_max_points <= 20,
@@ -460,11 +506,23 @@ std::vector<DirectionPld> Compose(const Event& event, double tail, const PldOpti
   const double width_step = atoms ? PowerOfTwoAtMost(by_width) : PowerOfTwoAtLeast(by_width);
   const double h = clamp_step(
       std::max(PowerOfTwoAtLeast(finest), std::min(width_step, PowerOfTwoAtMost(by_resolution))));
-  std::vector<DirectionPld> out;
+  Composition out;
+  out.h = h;
+  out.tail = tail;
   for (const PldDirection d : directions) {
-    out.push_back(ComposeDirection(Discretize(factors, d, h, tail_mass), h, tail));
+    out.bases.push_back(Discretize(factors, d, h, tail_mass));
+    out.directions.push_back(ComposeDirection(out.bases.back(), h, tail));
   }
   return out;
+}
+
+// True when the composition's round-off is a noticeable share of δ at ε (pld.md §6b): a tilted
+// recomposition may then do better.
+bool RoundOffMatters(const std::vector<DirectionPld>& directions, double epsilon, double delta) {
+  for (const DirectionPld& d : directions) {
+    if (internal::RoundOffAt(d, epsilon) > kTiltShare * delta) return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -473,12 +531,53 @@ bool PldSupports(const Event& event) { return Factors(event).has_value(); }
 
 double PldEpsilon(const Event& event, double delta, const PldOptions& options) {
   Require(delta > 0 && delta < 1, "delta", delta, "(0, 1)");
-  return internal::EpsilonUpper(Compose(event, kWindowShare * delta, options), delta);
+  const Composition composition = Compose(event, kWindowShare * delta, options);
+  const double epsilon = internal::EpsilonUpper(composition.directions, delta);
+  if (!std::isfinite(epsilon) || epsilon == 0 ||
+      !RoundOffMatters(composition.directions, epsilon, delta)) {
+    return epsilon;
+  }
+  // Tilted recompositions (pld.md §6b). A tilt centred at t makes δ_up accurate from about t up;
+  // while the ε found is still limited by the round-off, the true ε lies lower: the next centre
+  // steps down by the ratio of the last step; a centre that gave no better ε was too low, and the
+  // next one lies halfway back. Every ε is an upper bound; the smallest is returned.
+  double best = epsilon;
+  double centre = epsilon;
+  int misses = 0;
+  for (int i = 0; i < kTiltRounds; ++i) {
+    const std::vector<DirectionPld> tilted = composition.TiltedAt(centre, delta);
+    const double found = internal::EpsilonUpper(tilted, delta);
+    if (found < best) {
+      best = found;
+      // Converged when the round-off just below the ε found is negligible: the other terms of
+      // δ_up, which no tilt changes, then hold the ε within 0.1 %.
+      if (!RoundOffMatters(tilted, found * (1 - 1e-3), delta)) break;
+      centre = found * std::clamp(found / centre, 0.125, 0.9);
+    } else {
+      if (++misses == 2) break;
+      centre = (centre + best) / 2;
+    }
+  }
+  return best;
 }
 
 double PldDelta(const Event& event, double epsilon, const PldOptions& options) {
   Require(std::isfinite(epsilon) && epsilon >= 0, "epsilon", epsilon, "[0, inf)");
-  return internal::DeltaUpper(Compose(event, kDeltaModeTail, options), epsilon);
+  const Composition composition = Compose(event, kDeltaModeTail, options);
+  double best = internal::DeltaUpper(composition.directions, epsilon);
+  // Tilted recompositions (pld.md §6b), each aiming at the round-off's share of the last δ_up,
+  // while that halves it; every δ_up is an upper bound, the smallest is returned.
+  const std::vector<DirectionPld>* current = &composition.directions;
+  std::vector<DirectionPld> tilted;
+  for (int i = 0; i < kTiltRounds && best > 0 && RoundOffMatters(*current, epsilon, best); ++i) {
+    tilted = composition.TiltedAt(epsilon, best);
+    const double found = internal::DeltaUpper(tilted, epsilon);
+    const bool halved = found < 0.5 * best;
+    best = std::min(best, found);
+    if (!halved) break;
+    current = &tilted;
+  }
+  return best;
 }
 
 }  // namespace rdpkit::accountant

@@ -16,6 +16,25 @@ constexpr double kU = kUnitRoundoff;
 // check (pld.md §6).
 constexpr int kRefineSteps = 12;
 
+// The round-off of the composition over the window points from `begin` on (pld.md eq. 6.1 and
+// 6.3): count·D, or by Cauchy–Schwarz √count·D₂ (weights ≤ 1); with a tilt, each point's error is
+// scaled by scale(l_i) ≤ scale(l_begin)·e^{−λh(i − begin)}, a geometric series.
+double FftTerm(const DirectionPld& pld, std::size_t begin) {
+  const ComposedWindow& w = pld.window;
+  const double count = static_cast<double>(w.values.size() - begin);
+  if (count == 0) return 0;
+  if (pld.tilt == 0) {
+    return std::min(count * w.error_per_point, std::sqrt(count) * w.error_norm2);
+  }
+  const double loss = static_cast<double>(w.first + static_cast<std::int64_t>(begin)) * pld.h;
+  const double first = pld.Scale(loss);
+  if (!(first < kInf)) return kInf;
+  const double ratio = pld.tilt * pld.h;  // scale falls by e^{−λh} a point
+  const double sum = first / -std::expm1(-ratio) * (1 + 8 * kU);
+  const double sum_squares = first * first / -std::expm1(-2 * ratio) * (1 + 8 * kU);
+  return std::min(sum * w.error_per_point, std::sqrt(sum_squares) * w.error_norm2) * (1 + 4 * kU);
+}
+
 // δ_up of one direction at ε (pld.md eq. 6.1).
 double DeltaUpper(const DirectionPld& pld, double epsilon) {
   const ComposedWindow& w = pld.window;
@@ -39,7 +58,11 @@ double DeltaUpper(const DirectionPld& pld, double epsilon) {
     const double gap = epsilon - loss;  // < 0
     factor = j == 0 ? std::exp(gap) : factor * step;
     const double weight = 1 - factor;
-    const double v = w.values[i];
+    // With a tilt, the composition's value: the window's times scale(l), rounded up (pld.md §6b;
+    // the product's rounding is in `rounding`).
+    const double scale = pld.tilt == 0 ? 1.0 : pld.Scale(loss);
+    if (!(scale < kInf)) return 1;  // a scale beyond the doubles bounds nothing: δ ≤ 1
+    const double v = w.values[i] * scale;
     sum += weight * v;
     abs_sum += std::abs(weight * v);
     // The weight's rounding: e^{gap} (≤ 1 ulp, (2j + 2)u along the recurrence), ε − l
@@ -48,11 +71,10 @@ double DeltaUpper(const DirectionPld& pld, double epsilon) {
                             1.01 * kU * std::abs(gap) + kU * weight);
   }
   const double count = static_cast<double>(n - begin);
-  const double rounding = (count + 4) * kU * 1.01 * abs_sum;
-  // The round-off of the composition over the counted points (pld.md eq. 6.1): n·D, or by
-  // Cauchy–Schwarz √n·D₂ (weights ≤ 1).
-  const double fft = std::min(count * w.error_per_point, std::sqrt(count) * w.error_norm2);
+  const double rounding = (count + 5) * kU * 1.01 * abs_sum;
+  const double fft = FftTerm(pld, begin);
   const double total = sum + guard + rounding + fft + pld.above + pld.infinity;
+  if (std::isnan(total)) return 1;  // never a NaN reported as a bound
   return std::min(1.0, std::max(0.0, total * (1 + 8 * kU)));
 }
 
@@ -67,8 +89,16 @@ struct ApproximateCurve {
 };
 
 ApproximateCurve Approximate(const DirectionPld& pld) {
-  const std::vector<double>& v = pld.window.values;
+  std::vector<double> v = pld.window.values;
   const std::size_t n = v.size();
+  if (pld.tilt != 0) {
+    for (std::size_t k = 0; k < n; ++k) {
+      // Capped: only a guess is made from these values.
+      v[k] *= std::min(
+          1e300,
+          pld.Scale(static_cast<double>(pld.window.first + static_cast<std::int64_t>(k)) * pld.h));
+    }
+  }
   ApproximateCurve out{std::vector<double>(n), std::vector<double>(n), pld.above + pld.infinity};
   const double step = std::exp(-pld.h);
   double tail = 0;
@@ -95,6 +125,15 @@ double WindowTop(const std::vector<DirectionPld>& directions) {
 
 }  // namespace
 
+double RoundOffAt(const DirectionPld& direction, double epsilon) {
+  const ComposedWindow& w = direction.window;
+  const double start = std::floor(epsilon / direction.h) + 1 - static_cast<double>(w.first);
+  const std::size_t n = w.values.size();
+  const std::size_t begin =
+      start <= 0 ? 0 : (start >= static_cast<double>(n) ? n : static_cast<std::size_t>(start));
+  return FftTerm(direction, begin);
+}
+
 double DeltaUpper(const std::vector<DirectionPld>& directions, double epsilon) {
   double delta = 0;
   for (const DirectionPld& d : directions) delta = std::max(delta, DeltaUpper(d, epsilon));
@@ -117,9 +156,7 @@ double EpsilonUpper(const std::vector<DirectionPld>& directions, double delta) {
     const std::size_t n = c.tail.size();
     double k = static_cast<double>(d.window.first) + static_cast<double>(n);
     for (std::size_t i = n; i-- > 0;) {
-      const double above = static_cast<double>(n - 1 - i);  // points above l_i
-      const double fft =
-          std::min(above * d.window.error_per_point, std::sqrt(above) * d.window.error_norm2);
+      const double fft = FftTerm(d, i + 1);  // the points above l_i
       if (c.tail[i] - c.weighted[i] + c.rest + fft > delta) break;
       k = static_cast<double>(d.window.first) + static_cast<double>(i);
     }

@@ -277,4 +277,32 @@ ComposedWindow ComposeByFft(const std::vector<SparsePld>& plds,
   return out;
 }
 
+DirectWindow PlaceMasses(const SparsePld& pld, std::int64_t first, std::size_t size) {
+  DirectWindow out;
+  out.window.first = first;
+  out.window.values.assign(size, 0);
+  const std::int64_t end = first + static_cast<std::int64_t>(size);
+  double below = 0;
+  double above = 0;
+  double terms = 0;
+  for (std::size_t i = 0; i < pld.index.size(); ++i) {
+    const std::int64_t k = pld.index[i];
+    if (k < first) {
+      below += pld.mass[i];
+    } else if (k >= end) {
+      above += pld.mass[i];
+    } else {
+      out.window.values[static_cast<std::size_t>(k - first)] += pld.mass[i];
+    }
+    terms += 1;
+  }
+  // Recursive sums of non-negative terms: within (terms − 1)·u relative (Higham 2002, eq. 4.4);
+  // the grid's indices are distinct, so window points hold one mass each, exactly.
+  const double widen = 1 + (terms + 1) * kU * 1.01;
+  out.window.values[0] += below * widen;
+  out.window.values[0] *= 1 + 2 * kU;
+  out.above = above * widen;
+  return out;
+}
+
 }  // namespace rdpkit::accountant::internal

@@ -85,6 +85,15 @@ ComposedWindow ComposeByFft(const std::vector<SparsePld>& plds,
                             const std::vector<std::uint64_t>& counts, std::int64_t first,
                             std::size_t size);
 
+// One factor run once needs no transform (pld.md §4): its masses on the window [first,
+// first + size), those below moved up to the window's first point (a larger loss only raises δ,
+// eq. 6.1), and the sum of those above, rounded up. No round-off beyond the sums': errors are 0.
+struct DirectWindow {
+  ComposedWindow window;
+  double above = 0;
+};
+DirectWindow PlaceMasses(const SparsePld& pld, std::int64_t first, std::size_t size);
+
 // cos and sin of 2πr/n for r < n, within 4u (pld.md eq. 4.6); computed once per size and thread.
 struct TwiddleTable {
   std::size_t n = 0;
@@ -117,12 +126,37 @@ FactorLogSpectrum LogSpectrumOf(const SparsePld& pld, std::size_t n, double coun
                                 const std::vector<double>& log_bound, double negligible_log);
 
 // One direction's composed PLD with every term of its δ bound (pld.md §6).
+// With tilt λ > 0 (pld.md §6b) the window holds the composition of the tilted masses
+// m·e^{λl}/M(λ): the composition itself at loss l is the window's value times
+// scale(l) = e^{tilt_log_scale − λl}, tilt_log_scale ≥ Σ_j T_j·log M_j(λ).
 struct DirectionPld {
   double h = 0;
   ComposedWindow window;
   double above = 0;     // bound on the composed finite mass above the window
   double infinity = 0;  // composed mass at +∞, rounded up
+  double tilt = 0;
+  double tilt_log_scale = 0;
+  // scale(l) rounded up (1 without a tilt; +inf beyond the doubles).
+  [[nodiscard]] double Scale(double loss) const;
 };
+
+// A composition's factors tilted by λ (pld.md §6b): each mass m at loss l becomes
+// m·e^{λl − log M(λ)}, rounded up, and log_scale ≥ C = Σ_j T_j·log M_j(λ) for the M_j used.
+struct TiltedFactors {
+  std::vector<SparsePld> plds;
+  double log_scale = 0;
+};
+TiltedFactors TiltFactors(const std::vector<SparsePld>& plds,
+                          const std::vector<std::uint64_t>& counts, double h, double lambda);
+
+// The tilt for δ_up near `loss` (pld.md §6b): the first λ of `lambdas` (ascending) whose scale
+// there, e^{C(λ) − λ·loss}, is at most e^{log_target} — a larger λ only amplifies the mass that
+// wraps around from above the window (§4) — else the one that minimises it (the Chernoff λ).
+double TiltFor(const std::vector<SparsePld>& plds, const std::vector<std::uint64_t>& counts,
+               double h, double loss, double log_target, const std::vector<double>& lambdas);
+
+// The round-off term of one direction's δ bound at ε (pld.md eq. 6.1).
+[[nodiscard]] double RoundOffAt(const DirectionPld& direction, double epsilon);
 
 // δ_up(ε) = max over the directions of their δ bound (pld.md eq. 6.1), in [0, 1]; 0 for none.
 [[nodiscard]] double DeltaUpper(const std::vector<DirectionPld>& directions, double epsilon);
