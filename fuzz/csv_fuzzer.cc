@@ -90,7 +90,7 @@ void CheckBinnedAgrees(std::string_view text) {
   }
   if (expected_error != actual_error) rdpkit::fuzz::Fail("binned reader refuses differently");
   if (!expected_error.empty()) return;
-  if (actual.n_rows() != expected.n_rows() || actual.labels != expected.labels ||
+  if (actual.n_rows() != expected.n_rows() || actual.LabelValues() != expected.LabelValues() ||
       actual.clipped != expected.clipped) {
     rdpkit::fuzz::Fail("binned reader: rows, labels or clipping differ");
   }

@@ -71,7 +71,7 @@ void ExpectSameAsDoubles(const Dataset& binned, const Dataset& doubles,
     }
   }
   EXPECT_EQ(binned.clipped, doubles.clipped);
-  EXPECT_EQ(binned.labels, doubles.labels);
+  EXPECT_EQ(binned.LabelValues(), doubles.labels);
   EXPECT_EQ(binned.feature_names, doubles.feature_names);
 }
 
@@ -101,7 +101,8 @@ TEST(BinnedCsv, FileInRowRangesConcatenatesToTheWholeFile) {
   std::size_t rows = 0;
   for (int rank = 0; rank < 3; ++rank) {
     const Dataset part = LoadCsvBinned(path, MixedSchema(), sc, 2, {}, {.rank = rank, .ranks = 3});
-    labels.insert(labels.end(), part.labels.begin(), part.labels.end());
+    const std::vector<double> part_labels = part.LabelValues();
+    labels.insert(labels.end(), part_labels.begin(), part_labels.end());
     for (std::size_t f = 0; f < 3; ++f) {
       for (std::size_t i = 0; i < part.n_rows(); ++i) {
         ASSERT_EQ(part.binned->bins[f * part.n_rows() + i],
@@ -111,7 +112,7 @@ TEST(BinnedCsv, FileInRowRangesConcatenatesToTheWholeFile) {
     rows += part.n_rows();
   }
   EXPECT_EQ(rows, whole.n_rows());
-  EXPECT_EQ(labels, whole.labels);
+  EXPECT_EQ(labels, whole.LabelValues());
   std::remove(path.c_str());
 }
 

@@ -248,15 +248,16 @@ TEST(Traps, LeafValuesAreTheFlooredNewtonStepOfTheReleasedSums) {
 }
 
 // The exact leaf sums of a binary Newton model with trees of depth 2 (4 leaves), recomputed from
-// its stored trees: the margins F (base score plus the trees before), σ(F) with std::exp, and the
-// clipped statistics g = σ(F) − y ∈ [−1, 1], h = σ(F)(1 − σ(F)). sums[t][l] = (G, H) of tree t,
-// leaf l. *returned counts rows whose margin passed |F| > 745 (where e^{−F} overflows or
-// underflows a double) and came back to |F| < 20 within 31 trees.
+// its stored trees: the margins F (base score plus the trees before, kept as floats as the
+// trainer keeps them: F + v rounded to float), σ(F) with std::exp, and the clipped statistics
+// g = σ(F) − y ∈ [−1, 1], h = σ(F)(1 − σ(F)). sums[t][l] = (G, H) of tree t, leaf l. *returned
+// counts rows whose margin passed |F| > 745 (where e^{−F} overflows or underflows a double) and
+// came back to |F| < 20 within 31 trees.
 std::vector<std::array<std::pair<double, double>, 4>> LeafSumsFromModel(const Model& model,
                                                                         const Dataset& d,
                                                                         int* returned) {
   const std::size_t n = d.labels.size();
-  std::vector<double> margin(n, model.base_score);
+  std::vector<float> margin(n, static_cast<float>(model.base_score));
   std::vector<int> last_beyond(n, -1000);
   std::vector<std::array<std::pair<double, double>, 4>> sums(model.trees.size());
   for (std::size_t t = 0; t < model.trees.size(); ++t) {
@@ -265,21 +266,21 @@ std::vector<std::array<std::pair<double, double>, 4>> LeafSumsFromModel(const Mo
       const double row[3] = {d.columns[0][i], d.columns[1][i], d.columns[2][i]};
       const int leaf = tree.LeafIndex(row);
       // σ(F) as the trainer defines it: F clamped to [−700, 700] (so 0 < σ < 1).
-      const double p = 1 / (1 + std::exp(-std::min(std::max(margin[i], -700.0), 700.0)));
+      const double f = margin[i];
+      const double p = 1 / (1 + std::exp(-std::min(std::max(f, -700.0), 700.0)));
       auto& s = sums[t][static_cast<std::size_t>(leaf - 3)];
       s.first += std::min(std::max(p - d.labels[i], -1.0), 1.0);
       s.second += std::min(std::max(p * (1 - p), 0.0), 1.0);
-      if (std::abs(margin[i]) > 745) last_beyond[i] = static_cast<int>(t);
-      if (std::abs(margin[i]) < 20 && static_cast<int>(t) - last_beyond[i] < 32) ++*returned;
-      margin[i] += tree.nodes[static_cast<std::size_t>(leaf)].value;
+      if (std::abs(f) > 745) last_beyond[i] = static_cast<int>(t);
+      if (std::abs(f) < 20 && static_cast<int>(t) - last_beyond[i] < 32) ++*returned;
+      margin[i] = static_cast<float>(f + tree.nodes[static_cast<std::size_t>(leaf)].value);
     }
   }
   return sums;
 }
 
 // The leaf sums the noise is added to are the statistics of the model's own margins. The trainer
-// keeps e^{−F} per row and multiplies it by e^{−v} for each tree, recomputing it from F every 32
-// trees and wherever it leaves [1e-260, 1e260].
+// keeps F per row as a float and computes e^{−F} with its own polynomial (clamping F to ±700).
 TEST(Traps, LeafSumsAreTheStatisticsOfTheModelsMargins) {
   // Leaf values up to ±800 (η = 10, β = 80) at ε = 0.3 move the margins of 300 rows far beyond
   // the range of e^{−F} and back within a few trees, so every path is exercised.

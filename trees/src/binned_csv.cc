@@ -2,8 +2,8 @@
 // cut at line starts into one span per thread. Pass 1 counts every span's lines and rows (the
 // rows of the file, hence each rank's range and the size of the byte columns); pass 2 counts
 // again, so that every span knows its first row and line, then parses, clips, checks and bins
-// its rows in parallel straight into the columns. Memory: the byte columns, the labels and one
-// block; never the table.
+// its rows in parallel straight into the columns. Memory: the byte columns, the labels (a byte a
+// row for a binary schema) and one block; never the table.
 #include "rdpkit/trees/binned_csv.h"
 
 #include <algorithm>
@@ -285,8 +285,12 @@ bool BinningReader::ParseSpan(std::string_view block, const Span& span, ThreadSt
     const LineError error = ParseDataLine(line, header_.targets, [&](std::size_t c, double value) {
       const ColumnTarget& target = header_.targets[c];
       if (target.kind == ColumnTarget::kLabel) {
-        labels_[local] = value;
-        if (schema_.task == Task::kBinary && (value == 0 || value == 1)) return;
+        if (schema_.task == Task::kBinary) {
+          binned_->binary_labels[local] = value == 1 ? 1 : 0;
+          if (value == 0 || value == 1) return;
+        } else {
+          labels_[local] = value;
+        }
         const std::string problem = internal::LabelProblem(schema_, value);
         if (!problem.empty() && !state.label.error) {
           state.label.Keep(this_row,
@@ -362,7 +366,10 @@ Dataset BinningReader::Read(BlockSource& source) {
   binned_->n_rows = hi_ - lo_;
   binned_->bins.assign(m * binned_->n_rows, 0);
   const bool labelled = header_.label_column >= 0 && options_.read_label;
-  labels_.assign(labelled ? binned_->n_rows : 0, 0.0);
+  // Binary labels as bytes (a double each would be 8 bytes a row), others as numbers.
+  const bool binary = schema_.task == Task::kBinary;
+  binned_->binary_labels.assign(labelled && binary ? binned_->n_rows : 0, 0);
+  labels_.assign(labelled && !binary ? binned_->n_rows : 0, 0.0);
   // Pass 2.
   std::vector<ThreadState> states(static_cast<std::size_t>(pool_.threads()));
   for (auto& state : states) {

@@ -304,6 +304,15 @@ std::size_t Dataset::n_rows() const {
   return labels.size();
 }
 
+std::size_t Dataset::n_labels() const {
+  return binned && !binned->binary_labels.empty() ? binned->binary_labels.size() : labels.size();
+}
+
+std::vector<double> Dataset::LabelValues() const {
+  if (!binned || binned->binary_labels.empty()) return labels;
+  return {binned->binary_labels.begin(), binned->binary_labels.end()};
+}
+
 std::vector<double> Dataset::Row(std::size_t row) const {
   std::vector<double> out(columns.size());
   for (std::size_t f = 0; f < columns.size(); ++f) out[f] = columns[f][row];

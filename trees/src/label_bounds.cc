@@ -82,12 +82,36 @@ void TrainingLabels::ToLabelUnits(Model& model) const {
   }
 }
 
-double PrivateInitialScore(const std::vector<double>& labels, bool binary, double clip,
-                           QueryPlan& plan) {
+const std::uint8_t* CheckLabels(const Dataset& data, bool binary, std::vector<std::uint8_t>& own) {
+  const std::size_t n = data.n_rows();
+  if (data.n_labels() != n) {
+    throw InvalidArgument("data.labels", "training needs one label per row");
+  }
+  if (data.labels.empty()) return data.binned->binary_labels.data();  // 0/1 by construction
+  if (binary) own.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double y = data.labels[i];
+    if (!std::isfinite(y) || (binary && y != 0 && y != 1)) {
+      throw InvalidArgument("data.labels[" + std::to_string(i) + "]", FormatNumber(y),
+                            binary ? "{0, 1}" : "finite numbers");
+    }
+    if (binary) own[i] = y != 0 ? 1 : 0;
+  }
+  return binary ? own.data() : nullptr;
+}
+
+double PrivateInitialScore(const std::vector<double>& labels, const std::uint8_t* binary_labels,
+                           std::size_t n, double clip, QueryPlan& plan) {
+  const bool binary = binary_labels != nullptr;
   double sum = 0;
-  for (double y : labels) sum += std::clamp(y, binary ? 0.0 : -clip, clip);
-  const auto [noisy_count, noisy_sum] =
-      plan.ReleaseInitialScore(static_cast<double>(labels.size()), sum);
+  if (binary) {
+    std::size_t ones = 0;
+    for (std::size_t i = 0; i < n; ++i) ones += binary_labels[i];
+    sum = static_cast<double>(ones) * std::min(clip, 1.0);  // Σ clamp(y, 0, clip), y ∈ {0, 1}
+  } else {
+    for (double y : labels) sum += std::clamp(y, -clip, clip);
+  }
+  const auto [noisy_count, noisy_sum] = plan.ReleaseInitialScore(static_cast<double>(n), sum);
   const double mean = noisy_sum / std::max(noisy_count, 1.0);
   if (!binary) return std::clamp(mean, -clip, clip);
   const double p = std::clamp(mean / std::min(clip, 1.0), 1e-3, 1 - 1e-3);

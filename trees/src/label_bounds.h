@@ -7,6 +7,7 @@
 #define RDPKIT_TREES_SRC_LABEL_BOUNDS_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <vector>
@@ -45,11 +46,18 @@ class TrainingLabels {
   double half_ = 0;  // 0: not scaled
 };
 
+// Checks the data's labels: one per row, finite, 0 or 1 for a binary objective (else
+// InvalidArgument naming "data.labels" or "data.labels[i]"). Returns a binary objective's labels
+// as 0/1 bytes, n_rows of them: the data's own (LoadCsvBinned) or, filled, own; else null.
+const std::uint8_t* CheckLabels(const Dataset& data, bool binary, std::vector<std::uint8_t>& own);
+
 // S-BDT §6.2 / Alg. 3: the DP initial score, the mean of the labels clipped to [0, clip] (binary)
 // or [−clip, clip], from the plan's noisy count and noisy sum (two Laplace releases, each with half
 // of the initial-score budget); binary: the logit of that mean.
-double PrivateInitialScore(const std::vector<double>& labels, bool binary, double clip,
-                           QueryPlan& plan);
+// labels: regression labels (binary_labels null) or, with binary_labels (0/1 bytes, n of them),
+// nothing.
+double PrivateInitialScore(const std::vector<double>& labels, const std::uint8_t* binary_labels,
+                           std::size_t n, double clip, QueryPlan& plan);
 
 }  // namespace rdpkit::trees::internal
 

@@ -13,38 +13,36 @@ namespace rdpkit::trees::internal {
 
 RDPKIT_VECTOR_CLONES
 void BinaryStatistics(const double* __restrict margin, const std::uint8_t* __restrict labels,
-                      std::size_t count, double g_clip, double h_clip,
-                      double* __restrict exp_neg_margin, double* __restrict gh) {
+                      std::size_t count, double g_clip, double h_clip, double* __restrict gh) {
   for (std::size_t r = 0; r < count; ++r) {
-    const double e = ExpForSigmoid(-margin[r]);
-    LogisticStatistics(e, labels[r], g_clip, h_clip, gh[2 * r], gh[2 * r + 1]);
-    exp_neg_margin[r] = KeptExp(e);
+    LogisticStatistics(ExpForSigmoid(-margin[r]), labels[r], g_clip, h_clip, gh[2 * r],
+                       gh[2 * r + 1]);
   }
 }
 
 RDPKIT_VECTOR_CLONES
-bool AddLeafValuesAndStatistics(double* __restrict margin, double* __restrict exp_neg_margin,
-                                const double* __restrict vw, const std::uint8_t* __restrict labels,
-                                std::size_t count, double g_clip, double h_clip,
-                                double* __restrict gh) {
-  int outside = 0;
-  for (std::size_t r = 0; r < count; ++r) {
-    margin[r] += vw[2 * r];
-    const double e = exp_neg_margin[r] * vw[2 * r + 1];
-    exp_neg_margin[r] = e;
-    outside |= static_cast<int>(!(e >= kExpSafeLow)) | static_cast<int>(!(e <= kExpSafeHigh));
-    LogisticStatistics(e, labels[r], g_clip, h_clip, gh[2 * r], gh[2 * r + 1]);
+void FloatMarginStatistics(float* __restrict margin, const double* __restrict add,
+                           const std::uint8_t* __restrict labels, std::size_t count,
+                           double g_clip, double h_clip, double* __restrict gh) {
+  if (add != nullptr) {
+    for (std::size_t r = 0; r < count; ++r) {
+      margin[r] = static_cast<float>(static_cast<double>(margin[r]) + add[r]);
+    }
   }
-  return outside != 0;
+  for (std::size_t r = 0; r < count; ++r) {
+    LogisticStatistics(ExpForSigmoid(-static_cast<double>(margin[r])), labels[r], g_clip, h_clip,
+                       gh[2 * r], gh[2 * r + 1]);
+  }
 }
 
-void GeneralStatistics(const double* __restrict margin, const double* __restrict labels,
+template <typename Label>
+void GeneralStatistics(const double* __restrict margin, const Label* __restrict labels,
                        std::size_t count, const StatisticsRule& rule, Pair* __restrict stats) {
   const double g_clip = rule.gradient_clip;
   const double h_clip = rule.hessian_clip;
   const auto clamp = [](double x, double lo, double hi) { return std::min(std::max(x, lo), hi); };
   for (std::size_t i = 0; i < count; ++i) {
-    const double y = labels[i];
+    const double y = static_cast<double>(labels[i]);
     Pair s;
     if (rule.leaf_update == LeafUpdate::kAveraging) {
       s.a = rule.binary ? y : clamp(y, -g_clip, g_clip);
@@ -66,5 +64,10 @@ void GeneralStatistics(const double* __restrict margin, const double* __restrict
     stats[i] = s;
   }
 }
+
+template void GeneralStatistics(const double* __restrict, const double* __restrict, std::size_t,
+                                const StatisticsRule&, Pair* __restrict);
+template void GeneralStatistics(const double* __restrict, const std::uint8_t* __restrict,
+                                std::size_t, const StatisticsRule&, Pair* __restrict);
 
 }  // namespace rdpkit::trees::internal

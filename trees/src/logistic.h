@@ -45,16 +45,6 @@ inline __attribute__((always_inline)) double ExpForSigmoid(double x) {
   return p * scale;
 }
 
-// e^{−F} for |F| ≤ 598: outside it, e^{−F} is recomputed from F (products would lose it, and
-// ExpForSigmoid clamps F to [−700, 700]).
-constexpr double kExpSafeLow = 1e-260;
-constexpr double kExpSafeHigh = 1e260;
-
-// e^{−F} as the fused pass keeps it: the value within [kExpSafeLow, kExpSafeHigh], else 0.
-inline __attribute__((always_inline)) double KeptExp(double e) {
-  return e >= kExpSafeLow && e <= kExpSafeHigh ? e : 0;
-}
-
 // Binary cross-entropy statistics of one row from e = e^{−F} (F its margin): p = σ(F) = 1/(1 + e),
 // g = p − y and h = p(1 − p), clipped to [−g*, g*] and [0, h*] (S-BDT §4.2).
 inline __attribute__((always_inline)) void LogisticStatistics(double e, std::uint8_t y,
@@ -68,21 +58,16 @@ inline __attribute__((always_inline)) void LogisticStatistics(double e, std::uin
 }
 
 // The statistics of `count` rows from their margins F, (g, h) interleaved: gh[2r] = g,
-// gh[2r + 1] = h. Also stores e^{−F} in exp_neg_margin (as the fused pass keeps it: 0 where it
-// lies outside [kExpSafeLow, kExpSafeHigh]). Plain arrays and no gathers, so that the loop
-// vectorizes.
+// gh[2r + 1] = h. Plain arrays and no gathers, so that the loop vectorizes.
 void BinaryStatistics(const double* __restrict margin, const std::uint8_t* __restrict labels,
-                      std::size_t count, double g_clip, double h_clip,
-                      double* __restrict exp_neg_margin, double* __restrict gh);
+                      std::size_t count, double g_clip, double h_clip, double* __restrict gh);
 
-// One tree's leaf values entering the fused pass's state, then the statistics: F += v and
-// e^{−F} ·= e^{−v} (vw[2r] = v, vw[2r + 1] = e^{−v} for row r's leaf). Returns whether some
-// e^{−F} left [kExpSafeLow, kExpSafeHigh]; those rows' e^{−F} and statistics must be recomputed
-// from F.
-bool AddLeafValuesAndStatistics(double* __restrict margin, double* __restrict exp_neg_margin,
-                                const double* __restrict vw, const std::uint8_t* __restrict labels,
-                                std::size_t count, double g_clip, double h_clip,
-                                double* __restrict gh);
+// The fused pass's kernel: each row's margin F, kept as a float, gets the leaf value v of its
+// leaf in the previous tree (add[r]; add null: none pending), then its statistics are computed
+// from the kept F as BinaryStatistics does.
+void FloatMarginStatistics(float* __restrict margin, const double* __restrict add,
+                           const std::uint8_t* __restrict labels, std::size_t count,
+                           double g_clip, double h_clip, double* __restrict gh);
 
 // The statistics of `count` rows for any objective and leaf update, from their margins F:
 // averaging (y, 1) (Maddock §4.4.1; regression labels clipped to [−g*, g*]); gradient (g, 1) and
@@ -94,7 +79,9 @@ struct StatisticsRule {
   double gradient_clip = 1;
   double hessian_clip = 1;
 };
-void GeneralStatistics(const double* __restrict margin, const double* __restrict labels,
+// labels: doubles (regression) or 0/1 bytes (binary).
+template <typename Label>
+void GeneralStatistics(const double* __restrict margin, const Label* __restrict labels,
                        std::size_t count, const StatisticsRule& rule, Pair* __restrict stats);
 
 }  // namespace rdpkit::trees::internal

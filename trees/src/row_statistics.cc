@@ -1,120 +1,112 @@
 #include "row_statistics.h"
 
 #include <algorithm>
-#include <cmath>
-#include <cstring>
 
 #include "logistic.h"
 #include "rdpkit/accountant/errors.h"
 
 namespace rdpkit::trees::internal {
-namespace {
 
-// Rows per Block call at most.
-constexpr std::size_t kMaxBlock = 256;
-
-}  // namespace
-
-RowStatistics::RowStatistics(const std::vector<double>& labels, const TrainerConfig& config,
-                             WorkerPool& pool, bool fused, double base_score)
+RowStatistics::RowStatistics(const std::vector<double>& labels, const std::uint8_t* binary_labels,
+                             std::size_t n, const TrainerConfig& config, WorkerPool& pool,
+                             bool fused, double base_score)
     : labels_(labels),
+      binary_labels_(binary_labels),
       pool_(pool),
-      n_(labels.size()),
+      n_(n),
       binary_(TaskOfObjective(config.objective) == Task::kBinary),
       leaf_update_(config.leaf_update),
       gradient_clip_(config.gradient_clip),
       hessian_clip_(config.hessian_clip),
-      fused_(fused),
-      margin_(n_, base_score) {
+      fused_(fused) {
+  RDPKIT_CHECK(binary_ ? binary_labels_ != nullptr : labels_.size() == n_);
+  RDPKIT_CHECK(!fused_ || (binary_ && leaf_update_ == LeafUpdate::kNewton && config.batch_size == 1));
   if (config.batch_size > 1) batch_update_.assign(n_, 0.0);
-  if (binary_) {
-    labels01_.resize(n_);  // binary labels are exactly 0 or 1 (checked by the loader)
-    for (std::size_t i = 0; i < n_; ++i) labels01_[i] = labels_[i] != 0 ? 1 : 0;
+  if (fused_) {
+    float_margin_.assign(n_, static_cast<float>(base_score));
+    // The per-row (a, b) (16 bytes a row) are only kept when something else reads them
+    // (iterative_hessian's histograms).
+    if (config.split_candidates.method != CandidateMethod::kIterativeHessian) return;
+  } else {
+    margin_.assign(n_, base_score);
   }
-  // The fused pass computes each block's statistics as it routes: the per-row (a, b) (16 bytes a
-  // row) are only kept when something else reads them (iterative_hessian's histograms).
-  if (fused_ && config.split_candidates.method != CandidateMethod::kIterativeHessian) return;
   Update({}, nullptr, nullptr);
 }
 
 void RowStatistics::Update(const std::vector<double>& add, const double* leaf_values,
                            const std::uint16_t* node_of) {
-  exp_age_ = kExpRefresh;  // the fused pass's e^{−F} no longer follows the margins
   stats_.resize(n_);
-  const bool apply = !add.empty();
   const double g_clip = gradient_clip_;
   const double h_clip = hessian_clip_;
-  const LeafUpdate leaf = leaf_update_;
-  const bool binary = binary_;
-  if (binary && leaf == LeafUpdate::kNewton && !apply) {
-    // The common case (binary Newton boosting): the fused pass's kernel, block by block.
+  if (fused_) {
+    RDPKIT_CHECK(add.empty());
     pool_.ParallelFor(n_, [&](std::size_t begin, std::size_t end, int) {
-      constexpr std::size_t kBlock = 256;
-      alignas(64) double gh[2 * kBlock];
-      alignas(64) double exp_neg_margin[kBlock];  // not kept: margins change outside the fused pass
-      double* margin = margin_.data();
-      const std::uint16_t* leaf_of = node_of;
-      if (leaf_values) {
-        for (std::size_t i = begin; i < end; ++i) margin[i] += leaf_values[leaf_of[i]];
-      }
-      for (std::size_t start = begin; start < end; start += kBlock) {
-        const std::size_t count = std::min(kBlock, end - start);
-        BinaryStatistics(margin + start, labels01_.data() + start, count, g_clip, h_clip,
-                         exp_neg_margin, gh);
+      alignas(64) double value[kMaxBlock];
+      alignas(64) double gh[2 * kMaxBlock];
+      for (std::size_t start = begin; start < end; start += kMaxBlock) {
+        const std::size_t count = std::min(kMaxBlock, end - start);
+        for (std::size_t r = 0; r < count && leaf_values; ++r) {
+          value[r] = leaf_values[node_of[start + r]];
+        }
+        FloatMarginStatistics(float_margin_.data() + start, leaf_values ? value : nullptr,
+                              binary_labels_ + start, count, g_clip, h_clip, gh);
         for (std::size_t r = 0; r < count; ++r) stats_[start + r] = {gh[2 * r], gh[2 * r + 1]};
       }
     });
     return;
   }
-  const StatisticsRule rule{
-      .binary = binary, .leaf_update = leaf, .gradient_clip = g_clip, .hessian_clip = h_clip};
+  const bool apply = !add.empty();
+  const LeafUpdate leaf = leaf_update_;
+  const bool binary = binary_;
   pool_.ParallelFor(n_, [&](std::size_t begin, std::size_t end, int) {
+    double* margin = margin_.data();
     for (std::size_t i = begin; i < end; ++i) {
-      if (apply) margin_[i] += add[i];
-      if (leaf_values) margin_[i] += leaf_values[node_of[i]];
+      if (apply) margin[i] += add[i];
+      if (leaf_values) margin[i] += leaf_values[node_of[i]];
     }
-    GeneralStatistics(margin_.data() + begin, labels_.data() + begin, end - begin, rule,
-                      stats_.data() + begin);
+    if (binary && leaf == LeafUpdate::kNewton) {
+      // The common case (binary Newton boosting): the vectorized kernel, block by block.
+      alignas(64) double gh[2 * kMaxBlock];
+      for (std::size_t start = begin; start < end; start += kMaxBlock) {
+        const std::size_t count = std::min(kMaxBlock, end - start);
+        BinaryStatistics(margin + start, binary_labels_ + start, count, g_clip, h_clip, gh);
+        for (std::size_t r = 0; r < count; ++r) stats_[start + r] = {gh[2 * r], gh[2 * r + 1]};
+      }
+      return;
+    }
+    const StatisticsRule rule{
+        .binary = binary, .leaf_update = leaf, .gradient_clip = g_clip, .hessian_clip = h_clip};
+    if (binary) {
+      GeneralStatistics(margin + begin, binary_labels_ + begin, end - begin, rule,
+                        stats_.data() + begin);
+    } else {
+      GeneralStatistics(margin + begin, labels_.data() + begin, end - begin, rule,
+                        stats_.data() + begin);
+    }
   });
 }
 
 void RowStatistics::Block(const Pass& pass, std::size_t start, std::size_t count,
-                          const std::uint16_t* node_of, double* gh) {
-  const double g_clip = gradient_clip_;
-  const double h_clip = hessian_clip_;
+                          const std::uint16_t* node_of, const std::uint8_t* in_sample,
+                          double* gh) {
+  RDPKIT_CHECK(count <= kMaxBlock);
+  alignas(64) double add[kMaxBlock];
   const double* pending = pass.pending;
-  double* margin = margin_.data();
-  double* e = exp_neg_margin_.data() + start;
-  const std::uint8_t* labels = labels01_.data();
-  const std::uint16_t* leaf_of = node_of;
-  if (pending && !pass.refresh_exp) {
-    alignas(64) double vw[2 * kMaxBlock];
-    const double* table = pass.pending_vw.data();
-    RDPKIT_CHECK(count <= kMaxBlock);
-    for (std::size_t r = 0; r < count; ++r) {
-      std::memcpy(vw + 2 * r, table + 2 * leaf_of[start + r], 2 * sizeof(double));
-    }
-#pragma GCC diagnostic push
-    // vw[0, 2·count) is written above; GCC cannot see that the kernel reads no further.
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-    const bool outside = AddLeafValuesAndStatistics(margin + start, e, vw, labels + start, count,
-                                                    g_clip, h_clip, gh);
-#pragma GCC diagnostic pop
-    if (outside) {
-      for (std::size_t r = 0; r < count; ++r) {
-        if (e[r] >= kExpSafeLow && e[r] <= kExpSafeHigh) continue;
-        const double exact = ExpForSigmoid(-margin[start + r]);
-        LogisticStatistics(exact, labels[start + r], g_clip, h_clip, gh[2 * r], gh[2 * r + 1]);
-        e[r] = KeptExp(exact);  // (not a call to BinaryStatistics: that slows this loop)
-      }
-    }
-    return;
-  }
-  // e^{−F} from the margins (ExpForSigmoid clamps F to [−700, 700]).
   if (pending) {
-    for (std::size_t r = 0; r < count; ++r) margin[start + r] += pending[leaf_of[start + r]];
+    for (std::size_t r = 0; r < count; ++r) add[r] = pending[node_of[start + r]];
   }
-  BinaryStatistics(margin + start, labels + start, count, g_clip, h_clip, e, gh);
+#pragma GCC diagnostic push
+  // add[0, count) is written above; GCC cannot see that the kernel reads no further.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+  FloatMarginStatistics(float_margin_.data() + start, pending ? add : nullptr,
+                        binary_labels_ + start, count, gradient_clip_, hessian_clip_, gh);
+#pragma GCC diagnostic pop
+  if (in_sample == nullptr) return;
+  for (std::size_t r = 0; r < count; ++r) {  // S-BDT §6.3: rows outside the sample add nothing
+    const double in = in_sample[start + r];
+    gh[2 * r] *= in;
+    gh[2 * r + 1] *= in;
+  }
 }
 
 void RowStatistics::AddToBatch(const std::vector<double>& leaf_values,
@@ -143,18 +135,7 @@ void RowStatistics::FlushPending(const std::uint16_t* node_of) {
 
 RowStatistics::Pass RowStatistics::BeginPass() {
   RDPKIT_CHECK(fused_);
-  Pass pass;
-  pass.pending = have_pending_ ? pending_values_.data() : nullptr;
-  // Each pending value v beside its factor of e^{−F}: e^{−(F+v)} = e^{−F}·e^{−v}.
-  pass.pending_vw.resize(pass.pending ? 2 * pending_values_.size() : 0);
-  for (std::size_t l = 0; l < pass.pending_vw.size() / 2; ++l) {
-    pass.pending_vw[2 * l] = pass.pending[l];
-    pass.pending_vw[2 * l + 1] = std::exp(-pass.pending[l]);
-  }
-  pass.refresh_exp = exp_age_ >= kExpRefresh;
-  exp_neg_margin_.resize(n_);
-  exp_age_ = pass.refresh_exp ? 1 : exp_age_ + 1;
-  return pass;
+  return Pass{have_pending_ ? pending_values_.data() : nullptr};
 }
 
 }  // namespace rdpkit::trees::internal

@@ -1,7 +1,7 @@
 // The rows' state between trees: margins F, per-row statistics (a, b) and the boosting batch's
 // pending updates. In the fused mode (binary Newton boosting, one tree per batch, data-independent
-// splits, every row) a tree's leaf values enter the margins in the next tree's routing pass,
-// block by block, with e^{−F} kept per row so that no exponential is recomputed.
+// splits) a tree's leaf values enter the margins in the next tree's routing pass, block by block,
+// and the margins are kept as floats (4 bytes a row, docs/trees.md "Large data").
 #ifndef RDPKIT_TREES_SRC_ROW_STATISTICS_H_
 #define RDPKIT_TREES_SRC_ROW_STATISTICS_H_
 
@@ -20,16 +20,20 @@ class RowStatistics {
  public:
   // The statistics of config's objective and leaf update, clipped to gradient_clip and
   // hessian_clip (S-BDT §4.2); margins start at base_score.
-  // labels: the training labels (0/1, or regression labels in the trainer's units), one per row.
-  RowStatistics(const std::vector<double>& labels, const TrainerConfig& config, WorkerPool& pool,
-                bool fused, double base_score);
+  // labels: regression labels in the trainer's units, one per row (binary: unused);
+  // binary_labels: a binary objective's labels as 0/1 bytes, n of them (regression: null). Both
+  // must outlive this object.
+  RowStatistics(const std::vector<double>& labels, const std::uint8_t* binary_labels,
+                std::size_t n, const TrainerConfig& config, WorkerPool& pool, bool fused,
+                double base_score);
 
-  // Every row's statistics; empty in the fused mode until an Update (nothing reads them there).
+  // Every row's statistics; empty in the fused mode unless iterative_hessian candidates read
+  // them (then renewed by FlushPending).
   const std::vector<Pair>& stats() const noexcept { return stats_; }
   bool fused() const noexcept { return fused_; }
 
-  // Adds add[i] (if not empty) or leaf_values[node_of[i]] (if not null) to row i's margin, then
-  // recomputes every row's statistics.
+  // Adds add[i] (if not empty; not in the fused mode) or leaf_values[node_of[i]] (if not null) to
+  // row i's margin, then recomputes every row's statistics.
   void Update(const std::vector<double>& add, const double* leaf_values,
               const std::uint16_t* node_of);
   // Boosting batches (Maddock §5.2): a tree's value of each row's leaf is added to the batch's
@@ -44,17 +48,18 @@ class RowStatistics {
   // the previous tree in node_of are overwritten), then EndPass.
   struct Pass {
     const double* pending = nullptr;  // the previous tree's leaf values, not yet in the margins
-    std::vector<double> pending_vw;   // each pending value v beside e^{−v}
-    bool refresh_exp = false;         // e^{−F} recomputed from the margins in this pass
   };
   Pass BeginPass();
-  // The statistics of rows start..start+count−1, (g, h) interleaved in gh.
+  // The statistics of rows start..start+count−1 (count ≤ kMaxBlock), (g, h) interleaved in gh;
+  // (0, 0) for a row outside the tree's sample (in_sample[i] = 0; in_sample null: every row).
   void Block(const Pass& pass, std::size_t start, std::size_t count, const std::uint16_t* node_of,
-             double* gh);
+             const std::uint8_t* in_sample, double* gh);
   void EndPass() { have_pending_ = false; }
+  static constexpr std::size_t kMaxBlock = 256;
 
  private:
   const std::vector<double>& labels_;
+  const std::uint8_t* binary_labels_;
   WorkerPool& pool_;
   std::size_t n_;
   bool binary_;
@@ -62,20 +67,14 @@ class RowStatistics {
   double gradient_clip_;
   double hessian_clip_;
   bool fused_;
-  std::vector<double> margin_;
+  std::vector<double> margin_;  // not in the fused mode
   std::vector<double> batch_update_;
   std::vector<Pair> stats_;
-  std::vector<std::uint8_t> labels01_;  // binary labels as bytes, for BinaryStatistics
-  bool have_pending_ = false;           // pending_values_ have not yet entered margin_
+  bool have_pending_ = false;  // pending_values_ have not yet entered the margins
   std::vector<double> pending_values_;
-  // e^{−F} per row for the fused pass, kept by multiplying with e^{−v} of each tree's leaf value v
-  // and recomputed from the margin every kExpRefresh trees (bounds the rounding drift) or after
-  // anything else changed the margins (exp_age_ ≥ kExpRefresh). Kept only within [kExpSafeLow,
-  // kExpSafeHigh]: 0 marks a row whose e^{−F} lies outside (or was clamped by ExpForSigmoid),
-  // whose statistics are then computed from F until it returns.
-  static constexpr int kExpRefresh = 32;
-  std::vector<double> exp_neg_margin_;
-  int exp_age_ = kExpRefresh;
+  // The fused mode's margins: F + v is formed in double and rounded to float (2^−24 relative),
+  // so F is within T·6e-8·max|F| of the model's margin after T trees.
+  std::vector<float> float_margin_;
 };
 
 }  // namespace rdpkit::trees::internal

@@ -124,6 +124,9 @@ class Trainer final : public internal::GrowContext {
   internal::LeafParams leaf_params_;
 
   std::optional<internal::TrainingLabels> labels_;  // as they are, or scaled (label_bounds.h)
+  // A binary objective's labels as 0/1 bytes: the data's (LoadCsvBinned) or own_binary_labels_.
+  const std::uint8_t* binary_labels_ = nullptr;
+  std::vector<std::uint8_t> own_binary_labels_;
   std::optional<internal::RowStatistics> rows_;
   std::optional<internal::ClassStatistics> classes_;  // multiclass objectives
   int class_ = 0;                                     // the class tree being grown
@@ -131,8 +134,9 @@ class Trainer final : public internal::GrowContext {
   std::optional<Random> sample_rng_;  // distributed_noise "shares": this rank's Poisson draws
   // Node index within the current level (a leaf index after routing); < 2^16 as max_depth ≤ 16.
   std::vector<std::uint16_t> node_of_;
-  // Fused mode (binary Newton, B = 1, data-independent splits, every row, no filter): one pass
-  // per tree adds the previous tree's values to the margins, computes (g, h), routes and sums.
+  // Fused mode (binary Newton, B = 1, data-independent splits, no filter): one pass per tree adds
+  // the previous tree's values to every row's state, computes (g, h), routes and sums the rows of
+  // the tree's sample.
   bool fused_ = false;
   int total_trees_ = 0;  // n_estimators plus the filter's extra rounds
   bool ih_ = false;      // iterative_hessian candidates
@@ -158,17 +162,8 @@ void Trainer::ValidateData() {
   }
   if (n_ == 0) throw InvalidArgument("data", "has no rows");
   if (m_ == 0) throw InvalidArgument("data", "has no features");
-  if (data_.labels.size() != n_) {
-    throw InvalidArgument("data.labels", "training needs one label per row");
-  }
   if (data_.schema.task == Task::kMulticlass) internal::ValidateMulticlass(config_, data_);
-  for (std::size_t i = 0; i < n_; ++i) {
-    const double y = data_.labels[i];
-    if (!std::isfinite(y) || (binary_ && y != 0 && y != 1)) {
-      throw InvalidArgument("data.labels[" + std::to_string(i) + "]", FormatNumber(y),
-                            binary_ ? "{0, 1}" : "finite numbers");
-    }
-  }
+  binary_labels_ = internal::CheckLabels(data_, binary_, own_binary_labels_);
   if (config_.feature_interaction.method != InteractionMethod::kAll &&
       config_.feature_interaction.k > m_) {
     throw InvalidArgument("feature_interaction.k", std::to_string(config_.feature_interaction.k),
@@ -206,7 +201,7 @@ void Trainer::ShareRowCounts() {
 
 double Trainer::InitialScore() {
   if (!config_.initial_score) return 0;
-  return internal::PrivateInitialScore(labels_->values(), binary_,
+  return internal::PrivateInitialScore(labels_->values(), binary_labels_, n_,
                                        config_.initial_score->label_clip, *plan_);
 }
 
@@ -370,12 +365,16 @@ void Trainer::RouteToLeaves(const HeapTree& tree, std::vector<Pair>& sums) {
       fused ? rows_->BeginPass() : internal::RowStatistics::Pass{};
   pool_.ParallelFor(n_, [&](std::size_t begin, std::size_t end, int w) {
     constexpr std::size_t kBlock = internal::TreeRouter::kBlock;
+    static_assert(kBlock <= internal::RowStatistics::kMaxBlock);
     alignas(64) double gh[2 * kBlock];
     std::uint16_t leaf[kBlock];
     Pair* local = partial[static_cast<std::size_t>(w)].data();
     for (std::size_t start = begin; start < end; start += kBlock) {
       const std::size_t count = std::min(kBlock, end - start);
-      if (fused) rows_->Block(pass, start, count, node_of_.data(), gh);
+      if (fused) {
+        rows_->Block(pass, start, count, node_of_.data(),
+                     in_sample_.empty() ? nullptr : in_sample_.data(), gh);
+      }
       router.RouteBlock(start, count, leaf);
       std::memcpy(node_of_.data() + start, leaf, count * sizeof(std::uint16_t));
       if (!fused) {
@@ -468,7 +467,7 @@ void Trainer::SetUp() {
         config_.subsample, privacy_.filter_order);
   }
   fused_ = binary_ && leaf_ == LeafUpdate::kNewton && config_.batch_size == 1 && !filter_ &&
-           config_.subsample >= 1 && strategy_->DataIndependent();
+           strategy_->DataIndependent();
 }
 
 HeapTree Trainer::TrainTree(int t, const std::vector<int>& features,
@@ -529,7 +528,7 @@ Model Trainer::Run() {
     base_score = internal::MulticlassBaseScore(config_.objective, data_.schema.n_classes);
     classes_.emplace(data_, config_, pool_, base_score);
   } else {
-    rows_.emplace(labels_->values(), config_, pool_, fused_, base_score);
+    rows_.emplace(labels_->values(), binary_labels_, n_, config_, pool_, fused_, base_score);
   }
 
   Model model;

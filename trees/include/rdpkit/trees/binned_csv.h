@@ -25,7 +25,8 @@ struct RowRange {
   int ranks = 1;
 };
 
-// LoadCsv for training: Dataset::binned instead of columns, on `threads` threads (1..256).
+// LoadCsv for training: Dataset::binned instead of columns, on `threads` threads (1..256). A
+// binary schema's labels are kept as bytes in binned->binary_labels (Dataset::LabelValues()).
 // candidates must satisfy CandidatesFromSchemaAlone (else InvalidArgument "split_candidates").
 // With several errors in a file the one LoadCsv reports is reported. Row and line numbers in
 // messages count the whole file, whichever range is read.

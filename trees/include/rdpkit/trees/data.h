@@ -74,6 +74,8 @@ struct BinnedFeatures {
   std::vector<std::vector<double>> candidates;  // per feature, as the trainer would draw them
   std::vector<std::uint8_t> bins;               // bins[f · n_rows + row]
   std::vector<std::uint8_t> has_missing;        // per feature: 1 if a value is missing
+  // A binary schema's labels (0/1), one byte a row; Dataset::labels is then empty.
+  std::vector<std::uint8_t> binary_labels;
 };
 
 struct Dataset {
@@ -87,6 +89,10 @@ struct Dataset {
   std::shared_ptr<const BinnedFeatures> binned;
 
   std::size_t n_rows() const;
+  // How many labels the data has, in either form (labels or binned->binary_labels).
+  std::size_t n_labels() const;
+  // The labels as numbers, in either form (a copy).
+  std::vector<double> LabelValues() const;
   std::size_t n_features() const { return binned ? binned->candidates.size() : columns.size(); }
   // One row in schema order (copies; for prediction of single rows and tests).
   std::vector<double> Row(std::size_t row) const;
