@@ -66,8 +66,8 @@ void BinaryStatistics(const double* __restrict margin, const std::uint8_t* __res
 // leaf in the previous tree (add[r]; add null: none pending), then its statistics are computed
 // from the kept F as BinaryStatistics does.
 void FloatMarginStatistics(float* __restrict margin, const double* __restrict add,
-                           const std::uint8_t* __restrict labels, std::size_t count,
-                           double g_clip, double h_clip, double* __restrict gh);
+                           const std::uint8_t* __restrict labels, std::size_t count, double g_clip,
+                           double h_clip, double* __restrict gh);
 
 // The statistics of `count` rows for any objective and leaf update, from their margins F:
 // averaging (y, 1) (Maddock §4.4.1; regression labels clipped to [−g*, g*]); gradient (g, 1) and

@@ -4,6 +4,7 @@
 
 #include "logistic.h"
 #include "rdpkit/accountant/errors.h"
+#include "row_sample.h"
 
 namespace rdpkit::trees::internal {
 
@@ -20,7 +21,8 @@ RowStatistics::RowStatistics(const std::vector<double>& labels, const std::uint8
       hessian_clip_(config.hessian_clip),
       fused_(fused) {
   RDPKIT_CHECK(binary_ ? binary_labels_ != nullptr : labels_.size() == n_);
-  RDPKIT_CHECK(!fused_ || (binary_ && leaf_update_ == LeafUpdate::kNewton && config.batch_size == 1));
+  RDPKIT_CHECK(!fused_ ||
+               (binary_ && leaf_update_ == LeafUpdate::kNewton && config.batch_size == 1));
   if (config.batch_size > 1) batch_update_.assign(n_, 0.0);
   if (fused_) {
     float_margin_.assign(n_, static_cast<float>(base_score));
@@ -87,7 +89,7 @@ void RowStatistics::Update(const std::vector<double>& add, const double* leaf_va
 }
 
 void RowStatistics::Block(const Pass& pass, std::size_t start, std::size_t count,
-                          const std::uint16_t* node_of, const std::uint8_t* in_sample,
+                          const std::uint16_t* node_of, const std::uint64_t* in_sample,
                           double* gh) {
   RDPKIT_CHECK(count <= kMaxBlock);
   alignas(64) double add[kMaxBlock];
@@ -103,7 +105,7 @@ void RowStatistics::Block(const Pass& pass, std::size_t start, std::size_t count
 #pragma GCC diagnostic pop
   if (in_sample == nullptr) return;
   for (std::size_t r = 0; r < count; ++r) {  // S-BDT §6.3: rows outside the sample add nothing
-    const double in = in_sample[start + r];
+    const double in = RowSample::In(in_sample, start + r);
     gh[2 * r] *= in;
     gh[2 * r + 1] *= in;
   }

@@ -23,9 +23,8 @@ class RowStatistics {
   // labels: regression labels in the trainer's units, one per row (binary: unused);
   // binary_labels: a binary objective's labels as 0/1 bytes, n of them (regression: null). Both
   // must outlive this object.
-  RowStatistics(const std::vector<double>& labels, const std::uint8_t* binary_labels,
-                std::size_t n, const TrainerConfig& config, WorkerPool& pool, bool fused,
-                double base_score);
+  RowStatistics(const std::vector<double>& labels, const std::uint8_t* binary_labels, std::size_t n,
+                const TrainerConfig& config, WorkerPool& pool, bool fused, double base_score);
 
   // Every row's statistics; empty in the fused mode unless iterative_hessian candidates read
   // them (then renewed by FlushPending).
@@ -51,9 +50,9 @@ class RowStatistics {
   };
   Pass BeginPass();
   // The statistics of rows start..start+count−1 (count ≤ kMaxBlock), (g, h) interleaved in gh;
-  // (0, 0) for a row outside the tree's sample (in_sample[i] = 0; in_sample null: every row).
+  // (0, 0) for a row outside the tree's sample (RowSample::bits; null: every row).
   void Block(const Pass& pass, std::size_t start, std::size_t count, const std::uint16_t* node_of,
-             const std::uint8_t* in_sample, double* gh);
+             const std::uint64_t* in_sample, double* gh);
   void EndPass() { have_pending_ = false; }
   static constexpr std::size_t kMaxBlock = 256;
 

@@ -28,6 +28,7 @@
 #include "rdpkit/mechanisms/random.h"
 #include "rdpkit/trees/accounting.h"
 #include "routing.h"
+#include "row_sample.h"
 #include "row_statistics.h"
 #include "softmax.h"
 #include "split_strategy.h"
@@ -130,7 +131,7 @@ class Trainer final : public internal::GrowContext {
   std::optional<internal::RowStatistics> rows_;
   std::optional<internal::ClassStatistics> classes_;  // multiclass objectives
   int class_ = 0;                                     // the class tree being grown
-  std::vector<std::uint8_t> in_sample_;               // empty: every row
+  internal::RowSample in_sample_;                     // the tree's sample (row_sample.h)
   std::optional<Random> sample_rng_;  // distributed_noise "shares": this rank's Poisson draws
   // Node index within the current level (a leaf index after routing); < 2^16 as max_depth ≤ 16.
   std::vector<std::uint16_t> node_of_;
@@ -225,19 +226,18 @@ void Trainer::ApplyFilter() {
   }
   const std::size_t taking_part = filter_->ChargeRound(*filter_table_, filter_ratios_, &admitted_);
   filtered_out_ += n_ - taking_part;
-  if (in_sample_.empty()) {
-    in_sample_ = admitted_;
-  } else {
-    for (std::size_t i = 0; i < n_; ++i) in_sample_[i] = in_sample_[i] && admitted_[i];
+  if (in_sample_.all()) in_sample_.SetEach(n_);
+  for (std::size_t i = 0; i < n_; ++i) {
+    if (!admitted_[i]) in_sample_.Remove(i);
   }
 }
 
 void Trainer::DrawSample() {
   if (config_.subsample >= 1) {
-    in_sample_.clear();  // every row (the filter, if any, narrows this per round)
+    in_sample_.SetAll();  // every row (the filter, if any, narrows this per round)
     return;
   }
-  in_sample_.resize(n_);
+  in_sample_.SetNone(n_);
   // S-BDT §6.3: Poisson sampling, each row independently with probability γ. Over several ranks
   // each keeps its own rows' draws of the run's stream (the sample one process would draw), or
   // draws from its own generator under "shares".
@@ -246,7 +246,7 @@ void Trainer::DrawSample() {
   const std::size_t first = sample_rng_ ? 0 : row_offset_;
   for (std::size_t i = 0; i < total; ++i) {
     const bool in = rng.Uniform01() < config_.subsample;
-    if (i >= first && i - first < n_) in_sample_[i - first] = in ? 1 : 0;
+    if (in && i >= first && i - first < n_) in_sample_.Add(i - first);
   }
 }
 
@@ -264,7 +264,7 @@ void Trainer::RefineCandidatesIh() {
     const std::size_t cells = bins_->candidates(f).size() + 1;
     std::vector<double> hist(cells, 0.0);
     for (std::size_t i = 0; i < n_; ++i) {
-      if (!in_sample_.empty() && !in_sample_[i]) continue;
+      if (!in_sample_.Has(i)) continue;
       const std::uint16_t bin = bins_->bin(f, i);
       if (bin == kMissingBin) continue;
       hist[bin] += stats()[i].b;
@@ -282,7 +282,7 @@ void Trainer::SumLeaves(std::size_t leaves, std::vector<Pair>& sums) {
   pool_.ParallelFor(n_, [&](std::size_t begin, std::size_t end, int w) {
     auto& local = partial[static_cast<std::size_t>(w)];
     for (std::size_t i = begin; i < end; ++i) {
-      if (in_sample_.empty() || in_sample_[i]) local[node_of_[i]] += stats()[i];
+      if (in_sample_.Has(i)) local[node_of_[i]] += stats()[i];
     }
   });
   sums.assign(leaves, Pair{});
@@ -302,7 +302,7 @@ std::vector<Pair> Trainer::Histogram(const std::vector<int>& features, std::size
   pool_.ParallelFor(n_, [&](std::size_t begin, std::size_t end, int w) {
     auto& local = partial[static_cast<std::size_t>(w)];
     for (std::size_t i = begin; i < end; ++i) {
-      if (!in_sample_.empty() && !in_sample_[i]) continue;
+      if (!in_sample_.Has(i)) continue;
       const std::size_t node = node_of_[i];
       const Pair& row = stats()[i];
       const Pair s = count_as_b ? Pair{row.a, 1.0} : row;
@@ -372,14 +372,13 @@ void Trainer::RouteToLeaves(const HeapTree& tree, std::vector<Pair>& sums) {
     for (std::size_t start = begin; start < end; start += kBlock) {
       const std::size_t count = std::min(kBlock, end - start);
       if (fused) {
-        rows_->Block(pass, start, count, node_of_.data(),
-                     in_sample_.empty() ? nullptr : in_sample_.data(), gh);
+        rows_->Block(pass, start, count, node_of_.data(), in_sample_.bits(), gh);
       }
       router.RouteBlock(start, count, leaf);
       std::memcpy(node_of_.data() + start, leaf, count * sizeof(std::uint16_t));
       if (!fused) {
         for (std::size_t r = 0; r < count; ++r) {
-          if (in_sample_.empty() || in_sample_[start + r]) local[leaf[r]] += stats()[start + r];
+          if (in_sample_.Has(start + r)) local[leaf[r]] += stats()[start + r];
         }
         continue;
       }
@@ -568,6 +567,10 @@ Model Trainer::Run() {
     }
   }
 
+  // The rows' state is freed before the final accounting (its PLD grids add to the peak).
+  rows_.reset();
+  classes_.reset();
+  node_of_ = {};
   labels_->ToLabelUnits(model);
   internal::RunFacts facts{.noisy = noisy_,
                            .exponential_selections = plan_->exponential_selections(),

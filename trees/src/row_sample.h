@@ -1,0 +1,35 @@
+// The rows of one tree's sample (S-BDT §6.3 Poisson sampling, narrowed by the Rényi filter), one
+// bit a row, so that a sample costs n/8 bytes (docs/trees.md "Large data").
+#ifndef RDPKIT_TREES_SRC_ROW_SAMPLE_H_
+#define RDPKIT_TREES_SRC_ROW_SAMPLE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace rdpkit::trees::internal {
+
+class RowSample {
+ public:
+  // Every row (no sampling).
+  bool all() const noexcept { return words_.empty(); }
+  void SetAll() { words_.clear(); }
+  // No row of n yet (Add puts rows in), or each of n as bits (Remove takes rows out).
+  void SetNone(std::size_t n) { words_.assign((n + 63) / 64, 0); }
+  void SetEach(std::size_t n) { words_.assign((n + 63) / 64, ~std::uint64_t{0}); }
+  void Add(std::size_t i) { words_[i >> 6] |= std::uint64_t{1} << (i & 63); }
+  void Remove(std::size_t i) { words_[i >> 6] &= ~(std::uint64_t{1} << (i & 63)); }
+  bool Has(std::size_t i) const { return all() || In(words_.data(), i); }
+  // The bits (null when every row is in), for the fused pass.
+  const std::uint64_t* bits() const { return all() ? nullptr : words_.data(); }
+  static bool In(const std::uint64_t* bits, std::size_t i) {
+    return (bits[i >> 6] >> (i & 63)) & 1;
+  }
+
+ private:
+  std::vector<std::uint64_t> words_;
+};
+
+}  // namespace rdpkit::trees::internal
+
+#endif  // RDPKIT_TREES_SRC_ROW_SAMPLE_H_
