@@ -21,14 +21,15 @@ void BinaryStatistics(const double* __restrict margin, const std::uint8_t* __res
 }
 
 RDPKIT_VECTOR_CLONES
-void FloatMarginStatistics(float* __restrict margin, const double* __restrict add,
-                           const std::uint8_t* __restrict labels, std::size_t count, double g_clip,
-                           double h_clip, double* __restrict gh) {
-  if (add != nullptr) {
-    for (std::size_t r = 0; r < count; ++r) {
-      margin[r] = static_cast<float>(static_cast<double>(margin[r]) + add[r]);
-    }
+void AddToFloatMargins(float* __restrict margin, const double* __restrict add, std::size_t count) {
+  for (std::size_t r = 0; r < count; ++r) {
+    margin[r] = static_cast<float>(static_cast<double>(margin[r]) + add[r]);
   }
+}
+
+RDPKIT_VECTOR_CLONES
+void FloatMarginStatistics(const float* __restrict margin, const std::uint8_t* __restrict labels,
+                           std::size_t count, double g_clip, double h_clip, double* __restrict gh) {
   for (std::size_t r = 0; r < count; ++r) {
     LogisticStatistics(ExpForSigmoid(-static_cast<double>(margin[r])), labels[r], g_clip, h_clip,
                        gh[2 * r], gh[2 * r + 1]);

@@ -62,12 +62,12 @@ inline __attribute__((always_inline)) void LogisticStatistics(double e, std::uin
 void BinaryStatistics(const double* __restrict margin, const std::uint8_t* __restrict labels,
                       std::size_t count, double g_clip, double h_clip, double* __restrict gh);
 
-// The fused pass's kernel: each row's margin F, kept as a float, gets the leaf value v of its
-// leaf in the previous tree (add[r]; add null: none pending), then its statistics are computed
-// from the kept F as BinaryStatistics does.
-void FloatMarginStatistics(float* __restrict margin, const double* __restrict add,
-                           const std::uint8_t* __restrict labels, std::size_t count, double g_clip,
-                           double h_clip, double* __restrict gh);
+// The fused pass's kernels. The margins F are kept as floats: F + v is formed in double and
+// rounded (add[r] = v, the value of row r's leaf in the previous tree)...
+void AddToFloatMargins(float* __restrict margin, const double* __restrict add, std::size_t count);
+// ...and the statistics are computed from the kept F as BinaryStatistics does.
+void FloatMarginStatistics(const float* __restrict margin, const std::uint8_t* __restrict labels,
+                           std::size_t count, double g_clip, double h_clip, double* __restrict gh);
 
 // The statistics of `count` rows for any objective and leaf update, from their margins F:
 // averaging (y, 1) (Maddock §4.4.1; regression labels clipped to [−g*, g*]); gradient (g, 1) and

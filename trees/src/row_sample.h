@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "rdpkit/mechanisms/random.h"
+
 namespace rdpkit::trees::internal {
 
 class RowSample {
@@ -20,6 +22,11 @@ class RowSample {
   void Add(std::size_t i) { words_[i >> 6] |= std::uint64_t{1} << (i & 63); }
   void Remove(std::size_t i) { words_[i >> 6] &= ~(std::uint64_t{1} << (i & 63)); }
   bool Has(std::size_t i) const { return all() || In(words_.data(), i); }
+  // S-BDT §6.3: Poisson sampling, each row independently with probability gamma (a draw u < gamma
+  // of rng's Uniform01). The draws are those of rows 0..total−1 in order; the sample keeps rows
+  // first..first+n−1 (this rank's rows of all ranks' total).
+  void DrawPoisson(mechanisms::Random& rng, double gamma, std::size_t first, std::size_t n,
+                   std::size_t total);
   // The bits (null when every row is in), for the fused pass.
   const std::uint64_t* bits() const { return all() ? nullptr : words_.data(); }
   static bool In(const std::uint64_t* bits, std::size_t i) {

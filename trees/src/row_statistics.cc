@@ -50,8 +50,9 @@ void RowStatistics::Update(const std::vector<double>& add, const double* leaf_va
         for (std::size_t r = 0; r < count && leaf_values; ++r) {
           value[r] = leaf_values[node_of[start + r]];
         }
-        FloatMarginStatistics(float_margin_.data() + start, leaf_values ? value : nullptr,
-                              binary_labels_ + start, count, g_clip, h_clip, gh);
+        if (leaf_values) AddToFloatMargins(float_margin_.data() + start, value, count);
+        FloatMarginStatistics(float_margin_.data() + start, binary_labels_ + start, count, g_clip,
+                              h_clip, gh);
         for (std::size_t r = 0; r < count; ++r) stats_[start + r] = {gh[2 * r], gh[2 * r + 1]};
       }
     });
@@ -92,22 +93,39 @@ void RowStatistics::Block(const Pass& pass, std::size_t start, std::size_t count
                           const std::uint16_t* node_of, const std::uint64_t* in_sample,
                           double* gh) {
   RDPKIT_CHECK(count <= kMaxBlock);
-  alignas(64) double add[kMaxBlock];
-  const double* pending = pass.pending;
-  if (pending) {
-    for (std::size_t r = 0; r < count; ++r) add[r] = pending[node_of[start + r]];
-  }
+  float* margin = float_margin_.data() + start;
+  const std::uint8_t* labels = binary_labels_ + start;
+  if (pass.pending) {
+    alignas(64) double add[kMaxBlock];
+    for (std::size_t r = 0; r < count; ++r) add[r] = pass.pending[node_of[start + r]];
 #pragma GCC diagnostic push
-  // add[0, count) is written above; GCC cannot see that the kernel reads no further.
+      // add[0, count) is written above; GCC cannot see that the kernel reads no further.
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-  FloatMarginStatistics(float_margin_.data() + start, pending ? add : nullptr,
-                        binary_labels_ + start, count, gradient_clip_, hessian_clip_, gh);
+    AddToFloatMargins(margin, add, count);
 #pragma GCC diagnostic pop
-  if (in_sample == nullptr) return;
-  for (std::size_t r = 0; r < count; ++r) {  // S-BDT §6.3: rows outside the sample add nothing
-    const double in = RowSample::In(in_sample, start + r);
-    gh[2 * r] *= in;
-    gh[2 * r + 1] *= in;
+  }
+  if (in_sample == nullptr) {
+    FloatMarginStatistics(margin, labels, count, gradient_clip_, hessian_clip_, gh);
+    return;
+  }
+  // Only the rows of the tree's sample need statistics (S-BDT §6.3): gathered (without a branch),
+  // computed, put back; the others get (0, 0).
+  alignas(64) float sample_margin[kMaxBlock];
+  alignas(64) std::uint8_t sample_label[kMaxBlock];
+  alignas(64) double sample_gh[2 * kMaxBlock];
+  std::uint16_t row_of[kMaxBlock];
+  std::size_t k = 0;
+  for (std::size_t r = 0; r < count; ++r) {
+    row_of[k] = static_cast<std::uint16_t>(r);
+    sample_margin[k] = margin[r];
+    sample_label[k] = labels[r];
+    k += RowSample::In(in_sample, start + r) ? 1 : 0;
+  }
+  FloatMarginStatistics(sample_margin, sample_label, k, gradient_clip_, hessian_clip_, sample_gh);
+  std::fill(gh, gh + 2 * count, 0.0);
+  for (std::size_t j = 0; j < k; ++j) {
+    gh[2 * row_of[j]] = sample_gh[2 * j];
+    gh[2 * row_of[j] + 1] = sample_gh[2 * j + 1];
   }
 }
 

@@ -237,16 +237,12 @@ void Trainer::DrawSample() {
     in_sample_.SetAll();  // every row (the filter, if any, narrows this per round)
     return;
   }
-  in_sample_.SetNone(n_);
-  // S-BDT §6.3: Poisson sampling, each row independently with probability γ. Over several ranks
-  // each keeps its own rows' draws of the run's stream (the sample one process would draw), or
-  // draws from its own generator under "shares".
-  Random& rng = sample_rng_ ? *sample_rng_ : rng_;
-  const std::size_t total = sample_rng_ ? n_ : n_total_;
-  const std::size_t first = sample_rng_ ? 0 : row_offset_;
-  for (std::size_t i = 0; i < total; ++i) {
-    const bool in = rng.Uniform01() < config_.subsample;
-    if (in && i >= first && i - first < n_) in_sample_.Add(i - first);
+  // Over several ranks each keeps its own rows' draws of the run's stream (the sample one process
+  // would draw), or draws from its own generator under "shares".
+  if (sample_rng_) {
+    in_sample_.DrawPoisson(*sample_rng_, config_.subsample, 0, n_, n_);
+  } else {
+    in_sample_.DrawPoisson(rng_, config_.subsample, row_offset_, n_, n_total_);
   }
 }
 
