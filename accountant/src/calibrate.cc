@@ -25,6 +25,13 @@ constexpr double kCoarseTolerance = 3e-3;
 // The reported grid's search stops at this relative width (each probe is a full PLD).
 constexpr double kRefineTolerance = 1e-5;
 constexpr double kRefineWidening = 3e-3;
+// Land()'s pair sits this far (relative) either side of its aim: together narrower than
+// kRefineTolerance, so that a pair that brackets ends the search.
+constexpr double kLandingHalfWidth = 0.45 * kRefineTolerance;
+// How much less log ε moves from 2^(p−1) to 2^p grid points than from 2^(p−2) to 2^(p−1) (each
+// halves the step): 6 to 7 on the trainer's subsampled runs (bench/accountant_bench.cc); only
+// aims Land()'s pair.
+constexpr double kGridStepRatio = 6.5;
 // A secant step stays at least this share of the bracket (in log value) from either end.
 constexpr double kSecantGuard = 0.005;
 // Bracket expansion: the step factor starts here and is squared after every step, so the whole
@@ -229,25 +236,31 @@ class Solver {
     return factor > 1 && std::isfinite(factor) ? factor : 0;
   }
 
-  // Narrows, with the current options, a bracket around the coarse probes' safe value: it and a
-  // step of kRefineWidening (relative) toward the other side, the step growing until it
-  // brackets. False when no value tested here was safe.
+  // Narrows, with the current (reported) options, a bracket around the coarse probes' answer.
+  // Where Land() finds no pair: from its probes, or else from the coarse safe value, a step toward
+  // the other side of kRefineWidening (relative) at least, growing until it brackets. False when
+  // no value tested here was safe.
   bool Refine() {
     const double coarse = last_safe_value_;
     have_safe_ = false;
     std::optional<Probe> safe;
     std::optional<Probe> unsafe;
-    if (Test(coarse)) {
-      safe = Probe{coarse, last_epsilon_};
-    } else {
-      unsafe = Probe{coarse, last_epsilon_};
+    std::optional<Probe> latest;
+    if (last_bracket_ && !problem_.integer) Land(safe, unsafe, latest);
+    if (!latest) {
+      latest = Probe{coarse, 0};
+      if (Test(coarse)) {
+        safe = latest = Probe{coarse, last_epsilon_};
+      } else {
+        unsafe = latest = Probe{coarse, last_epsilon_};
+      }
     }
     // The first step: where the coarse bracket's slope (log ε against log value) puts the target,
     // past it by a quarter of the way or kRefineWidening at least, so that it likely brackets.
     double widening = kRefineWidening;
     if (last_bracket_ && !problem_.integer) {
-      const double factor = ExtrapolatedFactor(last_bracket_->first, last_bracket_->second,
-                                               Probe{coarse, last_epsilon_});
+      const double factor =
+          ExtrapolatedFactor(last_bracket_->first, last_bracket_->second, *latest);
       if (factor > 1) widening = std::max(kRefineTolerance, (factor - 1) * 1.25);
     }
     for (int i = 0; i < kMaxExpansions && !(safe && unsafe); ++i, widening *= 4) {
@@ -264,6 +277,58 @@ class Solver {
     if (!safe) return false;
     if (unsafe) Bisect(*safe, *unsafe, kRefineTolerance);
     return true;
+  }
+
+  // Aims two probes of the reported grid at a bracket narrower than kRefineTolerance: a probe on
+  // the next coarser grid (2^(p−1) points, half the cost; its boundary lies a few 1e-6 relative
+  // from the reported grid's) at the coarse bracket's secant root, then the pair
+  // kLandingHalfWidth either side of where the coarse slope carries its ε to the target. Probes
+  // that miss are handed to Refine (`latest`: the last of them). Only probes of the reported grid
+  // (Test) can become the answer: the coarser probe aims, it certifies nothing. The secant in
+  // (log value, log ε) is a numerical heuristic (ε ∝ value^slope locally), not a bound.
+  void Land(std::optional<Probe>& safe, std::optional<Probe>& unsafe,
+            std::optional<Probe>& latest) {
+    const Probe& a = last_bracket_->first;
+    const Probe& b = last_bracket_->second;
+    if (!(a.value > 0 && b.value > 0 && a.value != b.value && a.epsilon > 0 && b.epsilon > 0 &&
+          std::isfinite(a.epsilon) && std::isfinite(b.epsilon))) {
+      return;
+    }
+    const double slope = std::log(b.epsilon / a.epsilon) / std::log(b.value / a.value);
+    if (!(std::abs(slope) > 1e-3)) return;
+    // Secant root in (log value, log ε), and the coarser grid's ε there.
+    const double root = a.value * std::exp(std::log(target_ / a.epsilon) / slope);
+    const int log2_points = std::max(10, options_.pld_log2_points - 1);
+    double aim_epsilon;
+    try {
+      aim_epsilon = PldEpsilon(problem_.make_event(root), delta_,
+                               PldOptions{log2_points, std::max(log2_points, 20)});
+    } catch (const NumericalError&) {
+      return;
+    }
+    if (!(aim_epsilon > 0 && std::isfinite(aim_epsilon))) return;
+    // ε falls as the grid is refined: the step from the probes' grid to the coarser one, divided
+    // by kGridStepRatio, estimates the step from it to the reported grid (at the root the
+    // probes' ε is about the target).
+    const double to_coarser = std::log(target_ / aim_epsilon);
+    const double to_reported = std::abs(to_coarser) / kGridStepRatio;
+    const double aim = root * std::exp((to_coarser + to_reported) / slope);
+    // An aim outside the coarse bracket (widened by its own width) means the slope says little.
+    const double lo = std::min(a.value, b.value);
+    const double hi = std::max(a.value, b.value);
+    if (!(aim > lo - (hi - lo) && aim < hi + (hi - lo)) || !(aim > Floor())) return;
+    const double safe_side = Toward(aim, 1 + kLandingHalfWidth, /*safe_side=*/true);
+    const double unsafe_side = Toward(aim, 1 + kLandingHalfWidth, /*safe_side=*/false);
+    if (Test(safe_side)) {
+      safe = latest = Probe{safe_side, last_epsilon_};
+      if (Test(unsafe_side)) {
+        safe = latest = Probe{unsafe_side, last_epsilon_};
+      } else {
+        unsafe = latest = Probe{unsafe_side, last_epsilon_};
+      }
+    } else {
+      unsafe = latest = Probe{safe_side, last_epsilon_};
+    }
   }
 
   std::string Domain() const {
