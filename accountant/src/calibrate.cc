@@ -30,6 +30,14 @@ constexpr double kLandingHalfWidth = 0.45 * kRefineTolerance;
 // halves the step): 6 to 7 on the trainer's subsampled runs (bench/accountant_bench.cc); only
 // aims Land()'s pair.
 constexpr double kGridStepRatio = 6.5;
+// The approach (kBest or kPld solving without RDP): a bracket on a PLD of 2^11 to 2^13 points, 1.5
+// to 3 times cheaper than a probe of kPldProbeOptions; its ε lies 0.03–0.3 % above the reported
+// grid's on the trainer's runs and on 1e3–1e4 sampled Gaussians (q 0.004–0.01). The probes then
+// start at its root with its slope.
+constexpr PldOptions kApproachGrid{11, 13};
+constexpr double kApproachTolerance = 3e-2;
+// ProbeNear()'s pair: together narrower than kCoarseTolerance.
+constexpr double kProbePairShare = 0.45;
 // A secant step stays at least this share of the bracket (in log value) from either end.
 constexpr double kSecantGuard = 0.005;
 // Bracket expansion: the step factor starts here and is squared after every step, so the whole
@@ -85,12 +93,14 @@ class Solver {
       // PLD alone answers the probes (under kBest too: its ε is an upper bound, and RDP of
       // subsampled events can be slow); the final value is again the best one.
       options_.accountant = Accountant::kPld;
-      found = SolveWithProbes(kCoarseTolerance);
+      const std::optional<Aim> near =
+          problem_.integer || RdpMayBeTighter(probe) ? std::nullopt : Approach();
+      found = near ? ProbeNear(*near) : SolveWithProbes(kCoarseTolerance, Start());
       if (found && last_safe_.accountant != Accountant::kPld) {
         // PLD could not answer here (its grid would not fit): RDP solves, as for other events.
         options_.accountant = asked;
         have_safe_ = false;
-        found = SolveWithProbes(kRelativeTolerance);
+        found = SolveWithProbes(kRelativeTolerance, Start());
       } else if (found && asked == Accountant::kBest && RdpMayBeTighter(probe)) {
         // Where RDP may give the smaller ε (compositions with bounded-range mechanisms, very
         // small δ), it is compared once at PLD's answer and solves instead if it is smaller.
@@ -101,7 +111,7 @@ class Solver {
         if (Epsilon(problem_.make_event(coarse), delta_, rdp).epsilon < pld_epsilon) {
           options_.accountant = Accountant::kRdp;
           have_safe_ = false;
-          found = SolveWithProbes(kRelativeTolerance);
+          found = SolveWithProbes(kRelativeTolerance, Start());
         }
       }
       if (options_.accountant == Accountant::kPld && found) {
@@ -110,7 +120,7 @@ class Solver {
         found = Refine();
       }
     } else {
-      found = SolveWithProbes(kRelativeTolerance);
+      found = SolveWithProbes(kRelativeTolerance, Start());
     }
     options_.certified = true;
     // The final value is certified by the accountant that solved, under kBest by the smaller of
@@ -175,15 +185,18 @@ class Solver {
   double SafeEnd() const { return problem_.increasing ? Floor() : problem_.upper; }
   double UnsafeEnd() const { return problem_.increasing ? problem_.upper : Floor(); }
 
-  // Brackets the boundary from Start() and narrows it to `tolerance`; false when no probe was safe.
-  bool SolveWithProbes(double tolerance) {
+  // Brackets the boundary from `start` and narrows it to `tolerance`; false when no probe was
+  // safe. A nonzero hint_slope (of log ε against log value, from an approach) aims the first step.
+  bool SolveWithProbes(double tolerance, double start, double hint_slope = 0) {
     // "safe" meets the target; "unsafe" does not. Noise parameters are safe when large,
     // everything else when small.
     std::optional<Probe> safe;
     std::optional<Probe> unsafe;
     std::optional<Probe> previous;
-    double v = Start();
+    double v = start;
     double factor = kFirstExpansionFactor;
+    // Steps aimed from near the boundary may be small; blind ones double at least.
+    const double min_step = hint_slope != 0 ? 1 + tolerance : 2.0;
     for (int i = 0; i < kMaxExpansions && !(safe && unsafe); ++i, factor *= factor) {
       const bool ok = Test(v);
       const Probe probe{v, last_epsilon_};
@@ -197,9 +210,10 @@ class Solver {
       // The step: the geometric expansion, or less where two probes on this side extrapolate
       // (log value, log ε) to the target within it (aimed twice as far, at least ×2).
       double step = factor;
-      if (previous && !problem_.integer) {
-        const double by_secant = ExtrapolatedFactor(*previous, probe);
-        if (by_secant > 0) step = std::clamp(by_secant * by_secant, 2.0, factor);
+      if (!problem_.integer) {
+        const double by_secant =
+            previous ? ExtrapolatedFactor(*previous, probe) : FactorAlong(hint_slope, probe);
+        if (by_secant > 0) step = std::clamp(by_secant * by_secant, min_step, factor);
       }
       previous = probe;
       v = Toward(v, step, /*safe_side=*/!ok);
@@ -222,10 +236,96 @@ class Solver {
           std::isfinite(c.epsilon))) {
       return 0;
     }
-    const double slope = std::log(b.epsilon / a.epsilon) / std::log(b.value / a.value);
-    if (!(std::abs(slope) > 1e-3)) return 0;
+    return FactorAlong(std::log(b.epsilon / a.epsilon) / std::log(b.value / a.value), c);
+  }
+  // The factor (> 1) by which c's value must move along `slope` for ε to reach the target.
+  double FactorAlong(double slope, const Probe& c) const {
+    if (!(std::abs(slope) > 1e-3 && c.epsilon > 0 && std::isfinite(c.epsilon))) return 0;
     const double factor = std::exp(std::abs(std::log(target_ / c.epsilon) / slope));
     return factor > 1 && std::isfinite(factor) ? factor : 0;
+  }
+
+  // A value near the boundary and the slope of log ε against log value there.
+  struct Aim {
+    double value;
+    double slope;
+  };
+
+  // The approach: a bracket on kApproachGrid (its probes never become the answer) and its secant
+  // root in (log value, log ε); nullopt where it found none (the probes then start from Start()).
+  std::optional<Aim> Approach() {
+    probe_grid_ = kApproachGrid;
+    bool bracketed = false;
+    try {
+      bracketed = SolveWithProbes(kApproachTolerance, Start()) && last_bracket_;
+    } catch (const NumericalError&) {
+    }
+    probe_grid_.reset();
+    have_safe_ = false;
+    const std::optional<std::pair<Probe, Probe>> bracket = std::move(last_bracket_);
+    last_bracket_.reset();
+    if (!bracketed) return std::nullopt;
+    const Probe& a = bracket->first;
+    const Probe& b = bracket->second;
+    if (!(a.value > 0 && b.value > 0 && a.epsilon > 0 && std::isfinite(b.epsilon))) {
+      return std::nullopt;
+    }
+    const double slope = std::log(b.epsilon / a.epsilon) / std::log(b.value / a.value);
+    const double root = a.value * std::exp(std::log(target_ / a.epsilon) / slope);
+    if (!(std::abs(slope) > 1e-3 && root > 0 && std::isfinite(root))) return std::nullopt;
+    return Aim{std::clamp(root, Floor(), problem_.upper), slope};
+  }
+
+  // The probes' bracket from the approach's root: one probe there, then a pair kProbePairShare of
+  // kCoarseTolerance either side of where the approach's slope carries its ε to the target (the
+  // probes' grid moves ε by 0.03–0.3 % from the approach's). Where the pair does not bracket, one
+  // more aimed probe; then the expansion and bisection of SolveWithProbes.
+  bool ProbeNear(const Aim& near) {
+    const bool ok = Test(near.value);
+    const Probe first{near.value, last_epsilon_};
+    const double factor = FactorAlong(near.slope, first);
+    if (factor <= 0) return SolveWithProbes(kCoarseTolerance, near.value, near.slope);
+    const double half_width = kProbePairShare * kCoarseTolerance;
+    std::optional<Probe> safe;
+    std::optional<Probe> unsafe;
+    std::optional<Probe> latest;
+    TestPair(Toward(near.value, factor, /*safe_side=*/!ok), half_width, safe, unsafe, latest);
+    if (!(safe && unsafe)) {
+      // The pair fell on one side (the approach's ε jumps where its grid step changes, so its
+      // slope can be off by tens of percent): the probes' own slope, from the first probe to the
+      // last, aims once more, past the boundary by the same half width.
+      const double again = ExtrapolatedFactor(first, *latest);
+      if (again <= 0) return SolveWithProbes(kCoarseTolerance, latest->value, near.slope);
+      const bool toward_safe = !safe;
+      const double v =
+          Toward(Toward(latest->value, again, toward_safe), 1 + half_width, toward_safe);
+      if (Test(v)) {
+        safe = Probe{v, last_epsilon_};
+      } else {
+        unsafe = Probe{v, last_epsilon_};
+      }
+      if (!(safe && unsafe)) return SolveWithProbes(kCoarseTolerance, v, near.slope);
+    }
+    Bisect(*safe, *unsafe, kCoarseTolerance);  // records the bracket; returns at once if narrow
+    return true;
+  }
+
+  // Tests the values `half_width` (relative) either side of `aim`, the safe side first and the
+  // other only where that one was safe.
+  void TestPair(double aim, double half_width, std::optional<Probe>& safe,
+                std::optional<Probe>& unsafe, std::optional<Probe>& latest) {
+    const double safe_side = Toward(aim, 1 + half_width, /*safe_side=*/true);
+    const double unsafe_side = Toward(aim, 1 + half_width, /*safe_side=*/false);
+    if (!Test(safe_side)) {
+      unsafe = latest = Probe{safe_side, last_epsilon_};
+      return;
+    }
+    safe = latest = Probe{safe_side, last_epsilon_};
+    if (Test(unsafe_side)) {
+      safe = latest = Probe{unsafe_side, last_epsilon_};
+    } else {
+      unsafe = latest = Probe{unsafe_side, last_epsilon_};
+    }
   }
 
   // Narrows, with the current (reported) options, a bracket around the coarse probes' answer.
@@ -238,7 +338,19 @@ class Solver {
     std::optional<Probe> safe;
     std::optional<Probe> unsafe;
     std::optional<Probe> latest;
-    if (last_bracket_ && !problem_.integer) Land(safe, unsafe, latest);
+    if (last_bracket_ && !problem_.integer) {
+      Land(safe, unsafe, latest);
+      if (latest && !(safe && unsafe)) {
+        // The pair fell on one side (the coarser grid's shift from the reported one was not the
+        // estimate): a second pair, aimed from its last probe along the coarse slope.
+        const double factor =
+            ExtrapolatedFactor(last_bracket_->first, last_bracket_->second, *latest);
+        if (factor > 0) {
+          TestPair(Toward(latest->value, factor, /*safe_side=*/!safe), kLandingHalfWidth, safe,
+                   unsafe, latest);
+        }
+      }
+    }
     if (!latest) {
       latest = Probe{coarse, 0};
       if (Test(coarse)) {
@@ -309,18 +421,7 @@ class Solver {
     const double lo = std::min(a.value, b.value);
     const double hi = std::max(a.value, b.value);
     if (!(aim > lo - (hi - lo) && aim < hi + (hi - lo)) || !(aim > Floor())) return;
-    const double safe_side = Toward(aim, 1 + kLandingHalfWidth, /*safe_side=*/true);
-    const double unsafe_side = Toward(aim, 1 + kLandingHalfWidth, /*safe_side=*/false);
-    if (Test(safe_side)) {
-      safe = latest = Probe{safe_side, last_epsilon_};
-      if (Test(unsafe_side)) {
-        safe = latest = Probe{unsafe_side, last_epsilon_};
-      } else {
-        unsafe = latest = Probe{unsafe_side, last_epsilon_};
-      }
-    } else {
-      unsafe = latest = Probe{safe_side, last_epsilon_};
-    }
+    TestPair(aim, kLandingHalfWidth, safe, unsafe, latest);
   }
 
   std::string Domain() const {
@@ -335,7 +436,13 @@ class Solver {
 
   bool Test(double v) {
     const Event event = problem_.make_event(v);
-    const EpsilonResult eps = Epsilon(event, delta_, options_);
+    const EpsilonResult eps = probe_grid_ ? EpsilonResult{PldEpsilon(event, delta_, *probe_grid_),
+                                                          delta_,
+                                                          0,
+                                                          Conversion::kBalle,
+                                                          false,
+                                                          Accountant::kPld}
+                                          : Epsilon(event, delta_, options_);
     last_epsilon_ = eps.epsilon;
     const bool ok = eps.epsilon <= target_;
     if (ok && (!have_safe_ || Safer(last_safe_value_, v))) {
@@ -440,6 +547,7 @@ class Solver {
   double last_epsilon_ = 0;  // ε of the latest probe
   bool have_safe_ = false;
   std::optional<std::pair<Probe, Probe>> last_bracket_;  // the last Bisect's (safe, unsafe)
+  std::optional<PldOptions> probe_grid_;  // set: Test asks PLD on this grid alone (Approach)
 };
 
 }  // namespace
