@@ -36,8 +36,6 @@ constexpr double kGridStepRatio = 6.5;
 // start at its root with its slope.
 constexpr PldOptions kApproachGrid{11, 13};
 constexpr double kApproachTolerance = 3e-2;
-// ProbeNear()'s pair: together narrower than kCoarseTolerance.
-constexpr double kProbePairShare = 0.45;
 // A secant step stays at least this share of the bracket (in log value) from either end.
 constexpr double kSecantGuard = 0.005;
 // Bracket expansion: the step factor starts here and is squared after every step, so the whole
@@ -276,37 +274,23 @@ class Solver {
     return Aim{std::clamp(root, Floor(), problem_.upper), slope};
   }
 
-  // The probes' bracket from the approach's root: one probe there, then a pair kProbePairShare of
-  // kCoarseTolerance either side of where the approach's slope carries its ε to the target (the
-  // probes' grid moves ε by 0.03–0.3 % from the approach's). Where the pair does not bracket, one
-  // more aimed probe; then the expansion and bisection of SolveWithProbes.
+  // Two probes near the boundary from the approach's root, for Land(): one there and one where
+  // the approach's slope carries its ε to the target (the probes' grid moves ε by 0.03–0.3 % from
+  // the approach's). Land() needs their slope and secant root, not a bracket: with the second
+  // within ~1e-3 of the boundary, the secant's curvature error there is a few 1e-6, and it only
+  // aims. Where neither is safe, the expansion and bisection of SolveWithProbes instead.
   bool ProbeNear(const Aim& near) {
     const bool ok = Test(near.value);
     const Probe first{near.value, last_epsilon_};
     const double factor = FactorAlong(near.slope, first);
     if (factor <= 0) return SolveWithProbes(kCoarseTolerance, near.value, near.slope);
-    const double half_width = kProbePairShare * kCoarseTolerance;
-    std::optional<Probe> safe;
-    std::optional<Probe> unsafe;
-    std::optional<Probe> latest;
-    TestPair(Toward(near.value, factor, /*safe_side=*/!ok), half_width, safe, unsafe, latest);
-    if (!(safe && unsafe)) {
-      // The pair fell on one side (the approach's ε jumps where its grid step changes, so its
-      // slope can be off by tens of percent): the probes' own slope, from the first probe to the
-      // last, aims once more, past the boundary by the same half width.
-      const double again = ExtrapolatedFactor(first, *latest);
-      if (again <= 0) return SolveWithProbes(kCoarseTolerance, latest->value, near.slope);
-      const bool toward_safe = !safe;
-      const double v =
-          Toward(Toward(latest->value, again, toward_safe), 1 + half_width, toward_safe);
-      if (Test(v)) {
-        safe = Probe{v, last_epsilon_};
-      } else {
-        unsafe = Probe{v, last_epsilon_};
-      }
-      if (!(safe && unsafe)) return SolveWithProbes(kCoarseTolerance, v, near.slope);
+    const double v = Toward(near.value, factor, /*safe_side=*/!ok);
+    const bool ok_too = Test(v);
+    const Probe second{v, last_epsilon_};
+    if (!(ok || ok_too) || v == near.value) {
+      return SolveWithProbes(kCoarseTolerance, v, near.slope);
     }
-    Bisect(*safe, *unsafe, kCoarseTolerance);  // records the bracket; returns at once if narrow
+    last_bracket_ = std::pair{first, second};
     return true;
   }
 
@@ -417,10 +401,12 @@ class Solver {
     const double to_coarser = std::log(target_ / aim_epsilon);
     const double to_reported = std::abs(to_coarser) / kGridStepRatio;
     const double aim = root * std::exp((to_coarser + to_reported) / slope);
-    // An aim outside the coarse bracket (widened by its own width) means the slope says little.
+    // An aim far outside the coarse probes (by more than their distance or kCoarseTolerance)
+    // means the slope says little.
     const double lo = std::min(a.value, b.value);
     const double hi = std::max(a.value, b.value);
-    if (!(aim > lo - (hi - lo) && aim < hi + (hi - lo)) || !(aim > Floor())) return;
+    const double reach = std::max(hi - lo, kCoarseTolerance * hi);
+    if (!(aim > lo - reach && aim < hi + reach) || !(aim > Floor())) return;
     TestPair(aim, kLandingHalfWidth, safe, unsafe, latest);
   }
 
