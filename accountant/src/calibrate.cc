@@ -36,6 +36,8 @@ constexpr double kGridStepRatio = 6.5;
 // start at its root with its slope.
 constexpr PldOptions kApproachGrid{11, 13};
 constexpr double kApproachTolerance = 3e-2;
+// ProbeNear()'s two probes are used as they are within this relative distance of each other.
+constexpr double kNearReach = 3e-2;
 // A secant step stays at least this share of the bracket (in log value) from either end.
 constexpr double kSecantGuard = 0.005;
 // Bracket expansion: the step factor starts here and is squared after every step, so the whole
@@ -287,8 +289,11 @@ class Solver {
     const double v = Toward(near.value, factor, /*safe_side=*/!ok);
     const bool ok_too = Test(v);
     const Probe second{v, last_epsilon_};
-    if (!(ok || ok_too) || v == near.value) {
-      return SolveWithProbes(kCoarseTolerance, v, near.slope);
+    // Far apart (ε nearly flat in the value, or an approach far off), their secant is too rough
+    // to aim with: the probes' own bracket then, as without an approach.
+    if (!(ok || ok_too) || v == near.value || std::abs(std::log(v / near.value)) > kNearReach) {
+      const double slope = std::log(second.epsilon / first.epsilon) / std::log(v / near.value);
+      return SolveWithProbes(kCoarseTolerance, v, std::isfinite(slope) ? slope : near.slope);
     }
     last_bracket_ = std::pair{first, second};
     return true;
