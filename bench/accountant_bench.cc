@@ -2,6 +2,8 @@
 //   build/bench/accountant_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <random>
 #include <vector>
@@ -198,6 +200,51 @@ void BM_Pld_CalibrateSigmaT1e4(benchmark::State& state) {
       benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_Pld_CalibrateSigmaT1e4)->Unit(benchmark::kMillisecond);
+
+// Issue 14 target (point 4): σ of a subsampled trainer run in under 50 ms. The trainer's event
+// (trees/src/accounting.cc, auto rule of S-BDT's setting): the initial score as 2 Laplace
+// releases spending 10 % of ε (b = 20/ε), then 300 rounds of a Poisson-sampled (q = 0.1)
+// leaf-balanced Gaussian (weights 0.2, 0.8); δ = 1e-4 (spambase, n = 4601) or 1e-5; the default
+// accountant (best).
+Event TrainerRunEvent(double epsilon, double sigma) {
+  return ComposedEvent(
+      {SelfComposedEvent(2, LaplaceEvent(20.0 / epsilon)),
+       SelfComposedEvent(300, PoissonSampledEvent(/*sampling_probability=*/0.1,
+                                                  LeafBalancedGaussianEvent(sigma, {0.2, 0.8})))});
+}
+
+// One probe of that calibration: the PLD ε of the run at ε = 1's σ on a grid of 2^log2_points.
+void BM_Pld_TrainerRunEpsilon(benchmark::State& state) {
+  const Event event = TrainerRunEvent(/*epsilon=*/1.0, /*sigma=*/8.156);
+  const int log2_points = static_cast<int>(state.range(0));
+  const PldOptions options{log2_points, std::max(log2_points, 20)};
+  for (auto _ : state) benchmark::DoNotOptimize(PldEpsilon(event, /*delta=*/1e-4, options));
+  state.counters["queries"] =
+      benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_Pld_TrainerRunEpsilon)
+    ->Arg(14)
+    ->Arg(16)
+    ->ArgName("log2_points")
+    ->Unit(benchmark::kMillisecond);
+
+void BM_Calibrate_SubsampledTrainerRun(benchmark::State& state) {
+  const double epsilon = static_cast<double>(state.range(0)) / 10;
+  const double delta = std::pow(10.0, -static_cast<double>(state.range(1)));
+  CalibrationProblem problem;
+  problem.make_event = [epsilon](double sigma) { return TrainerRunEvent(epsilon, sigma); };
+  problem.parameter = "noise_multiplier";
+  problem.lower = 0;
+  problem.upper = 1e12;  // as the trainer
+  for (auto _ : state) benchmark::DoNotOptimize(Calibrate(problem, epsilon, delta));
+  state.counters["calibrations"] =
+      benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_Calibrate_SubsampledTrainerRun)
+    ->ArgsProduct({{1, 5, 10}, {4}})
+    ->Args({10, 5})
+    ->ArgNames({"epsilon_x10", "delta_exp"})
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

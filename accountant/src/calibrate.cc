@@ -7,15 +7,13 @@
 #include <string>
 #include <vector>
 
+#include "calibrate_internal.h"
 #include "rdpkit/accountant/analytic_gaussian.h"
 #include "rdpkit/accountant/errors.h"
-#include "rdpkit/accountant/json_input.h"
 #include "rdpkit/accountant/pld.h"
 
 namespace rdpkit::accountant {
 namespace {
-
-using nlohmann::json;
 
 // The search stops when the bracket is this narrow, relative (the boundary is met within 1e-6).
 constexpr double kRelativeTolerance = 1e-8;
@@ -25,6 +23,21 @@ constexpr double kCoarseTolerance = 3e-3;
 // The reported grid's search stops at this relative width (each probe is a full PLD).
 constexpr double kRefineTolerance = 1e-5;
 constexpr double kRefineWidening = 3e-3;
+// Land()'s pair sits this far (relative) either side of its aim: together narrower than
+// kRefineTolerance, so that a pair that brackets ends the search.
+constexpr double kLandingHalfWidth = 0.45 * kRefineTolerance;
+// How much less log ε moves from 2^(p−1) to 2^p grid points than from 2^(p−2) to 2^(p−1) (each
+// halves the step): 6 to 7 on the trainer's subsampled runs (bench/accountant_bench.cc); only
+// aims Land()'s pair.
+constexpr double kGridStepRatio = 6.5;
+// The approach (kBest or kPld solving without RDP): a bracket on a PLD of 2^11 to 2^13 points, 1.5
+// to 3 times cheaper than a probe of kPldProbeOptions; its ε lies 0.03–0.3 % above the reported
+// grid's on the trainer's runs and on 1e3–1e4 sampled Gaussians (q 0.004–0.01). The probes then
+// start at its root with its slope.
+constexpr PldOptions kApproachGrid{11, 13};
+constexpr double kApproachTolerance = 3e-2;
+// ProbeNear()'s two probes are used as they are within this relative distance of each other.
+constexpr double kNearReach = 3e-2;
 // A secant step stays at least this share of the bracket (in log value) from either end.
 constexpr double kSecantGuard = 0.005;
 // Bracket expansion: the step factor starts here and is squared after every step, so the whole
@@ -35,12 +48,6 @@ constexpr int kMaxBisections = 400;
 // An open lower end at 0 is searched down to this value (a sampling probability, ε or ρ of
 // 1e-300 spends nothing measurable; anything smaller changes no ε).
 constexpr double kSmallestProbe = 1e-300;
-
-// No value of the domain meets the target (CalibrateJson reports it as bad input, exit 2).
-class UnreachableTarget : public NumericalError {
- public:
-  using NumericalError::NumericalError;
-};
 
 // True when the event holds an exponential (bounded-range) mechanism: the one pair that
 // dominates every ε-BR mechanism composes less tightly than RDP's supremum over the family
@@ -86,12 +93,14 @@ class Solver {
       // PLD alone answers the probes (under kBest too: its ε is an upper bound, and RDP of
       // subsampled events can be slow); the final value is again the best one.
       options_.accountant = Accountant::kPld;
-      found = SolveWithProbes(kCoarseTolerance);
+      const std::optional<Aim> near =
+          problem_.integer || RdpMayBeTighter(probe) ? std::nullopt : Approach();
+      found = near ? ProbeNear(*near) : SolveWithProbes(kCoarseTolerance, Start());
       if (found && last_safe_.accountant != Accountant::kPld) {
         // PLD could not answer here (its grid would not fit): RDP solves, as for other events.
         options_.accountant = asked;
         have_safe_ = false;
-        found = SolveWithProbes(kRelativeTolerance);
+        found = SolveWithProbes(kRelativeTolerance, Start());
       } else if (found && asked == Accountant::kBest && RdpMayBeTighter(probe)) {
         // Where RDP may give the smaller ε (compositions with bounded-range mechanisms, very
         // small δ), it is compared once at PLD's answer and solves instead if it is smaller.
@@ -102,7 +111,7 @@ class Solver {
         if (Epsilon(problem_.make_event(coarse), delta_, rdp).epsilon < pld_epsilon) {
           options_.accountant = Accountant::kRdp;
           have_safe_ = false;
-          found = SolveWithProbes(kRelativeTolerance);
+          found = SolveWithProbes(kRelativeTolerance, Start());
         }
       }
       if (options_.accountant == Accountant::kPld && found) {
@@ -111,7 +120,7 @@ class Solver {
         found = Refine();
       }
     } else {
-      found = SolveWithProbes(kRelativeTolerance);
+      found = SolveWithProbes(kRelativeTolerance, Start());
     }
     options_.certified = true;
     // The final value is certified by the accountant that solved, under kBest by the smaller of
@@ -132,7 +141,7 @@ class Solver {
     const double safe_end = SafeEnd();
     have_safe_ = false;
     if (!Test(safe_end)) {
-      throw UnreachableTarget(
+      throw internal::UnreachableTarget(
           "no " + problem_.parameter + " in " + Domain() +
           " meets epsilon = " + FormatNumber(target_) + " at delta = " + FormatNumber(delta_) +
           ": even " + problem_.parameter + " = " + FormatNumber(safe_end) +
@@ -176,15 +185,18 @@ class Solver {
   double SafeEnd() const { return problem_.increasing ? Floor() : problem_.upper; }
   double UnsafeEnd() const { return problem_.increasing ? problem_.upper : Floor(); }
 
-  // Brackets the boundary from Start() and narrows it to `tolerance`; false when no probe was safe.
-  bool SolveWithProbes(double tolerance) {
+  // Brackets the boundary from `start` and narrows it to `tolerance`; false when no probe was
+  // safe. A nonzero hint_slope (of log ε against log value, from an approach) aims the first step.
+  bool SolveWithProbes(double tolerance, double start, double hint_slope = 0) {
     // "safe" meets the target; "unsafe" does not. Noise parameters are safe when large,
     // everything else when small.
     std::optional<Probe> safe;
     std::optional<Probe> unsafe;
     std::optional<Probe> previous;
-    double v = Start();
+    double v = start;
     double factor = kFirstExpansionFactor;
+    // Steps aimed from near the boundary may be small; blind ones double at least.
+    const double min_step = hint_slope != 0 ? 1 + tolerance : 2.0;
     for (int i = 0; i < kMaxExpansions && !(safe && unsafe); ++i, factor *= factor) {
       const bool ok = Test(v);
       const Probe probe{v, last_epsilon_};
@@ -198,9 +210,10 @@ class Solver {
       // The step: the geometric expansion, or less where two probes on this side extrapolate
       // (log value, log ε) to the target within it (aimed twice as far, at least ×2).
       double step = factor;
-      if (previous && !problem_.integer) {
-        const double by_secant = ExtrapolatedFactor(*previous, probe);
-        if (by_secant > 0) step = std::clamp(by_secant * by_secant, 2.0, factor);
+      if (!problem_.integer) {
+        const double by_secant =
+            previous ? ExtrapolatedFactor(*previous, probe) : FactorAlong(hint_slope, probe);
+        if (by_secant > 0) step = std::clamp(by_secant * by_secant, min_step, factor);
       }
       previous = probe;
       v = Toward(v, step, /*safe_side=*/!ok);
@@ -223,31 +236,124 @@ class Solver {
           std::isfinite(c.epsilon))) {
       return 0;
     }
-    const double slope = std::log(b.epsilon / a.epsilon) / std::log(b.value / a.value);
-    if (!(std::abs(slope) > 1e-3)) return 0;
+    return FactorAlong(std::log(b.epsilon / a.epsilon) / std::log(b.value / a.value), c);
+  }
+  // The factor (> 1) by which c's value must move along `slope` for ε to reach the target.
+  double FactorAlong(double slope, const Probe& c) const {
+    if (!(std::abs(slope) > 1e-3 && c.epsilon > 0 && std::isfinite(c.epsilon))) return 0;
     const double factor = std::exp(std::abs(std::log(target_ / c.epsilon) / slope));
     return factor > 1 && std::isfinite(factor) ? factor : 0;
   }
 
-  // Narrows, with the current options, a bracket around the coarse probes' safe value: it and a
-  // step of kRefineWidening (relative) toward the other side, the step growing until it
-  // brackets. False when no value tested here was safe.
+  // A value near the boundary and the slope of log ε against log value there.
+  struct Aim {
+    double value;
+    double slope;
+  };
+
+  // The approach: a bracket on kApproachGrid (its probes never become the answer) and its secant
+  // root in (log value, log ε); nullopt where it found none (the probes then start from Start()).
+  std::optional<Aim> Approach() {
+    probe_grid_ = kApproachGrid;
+    bool bracketed = false;
+    try {
+      bracketed = SolveWithProbes(kApproachTolerance, Start()) && last_bracket_;
+    } catch (const NumericalError&) {
+    }
+    probe_grid_.reset();
+    have_safe_ = false;
+    const std::optional<std::pair<Probe, Probe>> bracket = std::move(last_bracket_);
+    last_bracket_.reset();
+    if (!bracketed) return std::nullopt;
+    const Probe& a = bracket->first;
+    const Probe& b = bracket->second;
+    if (!(a.value > 0 && b.value > 0 && a.epsilon > 0 && std::isfinite(b.epsilon))) {
+      return std::nullopt;
+    }
+    const double slope = std::log(b.epsilon / a.epsilon) / std::log(b.value / a.value);
+    const double root = a.value * std::exp(std::log(target_ / a.epsilon) / slope);
+    if (!(std::abs(slope) > 1e-3 && root > 0 && std::isfinite(root))) return std::nullopt;
+    return Aim{std::clamp(root, Floor(), problem_.upper), slope};
+  }
+
+  // Two probes near the boundary from the approach's root, for Land(): one there and one where
+  // the approach's slope carries its ε to the target (the probes' grid moves ε by 0.03–0.3 % from
+  // the approach's). Land() needs their slope and secant root, not a bracket: with the second
+  // within ~1e-3 of the boundary, the secant's curvature error there is a few 1e-6, and it only
+  // aims. Where neither is safe, the expansion and bisection of SolveWithProbes instead.
+  bool ProbeNear(const Aim& near) {
+    const bool ok = Test(near.value);
+    const Probe first{near.value, last_epsilon_};
+    const double factor = FactorAlong(near.slope, first);
+    if (factor <= 0) return SolveWithProbes(kCoarseTolerance, near.value, near.slope);
+    const double v = Toward(near.value, factor, /*safe_side=*/!ok);
+    const bool ok_too = Test(v);
+    const Probe second{v, last_epsilon_};
+    // Far apart (ε nearly flat in the value, or an approach far off), their secant is too rough
+    // to aim with: the probes' own bracket then, as without an approach.
+    if (!(ok || ok_too) || v == near.value || std::abs(std::log(v / near.value)) > kNearReach) {
+      const double slope = std::log(second.epsilon / first.epsilon) / std::log(v / near.value);
+      return SolveWithProbes(kCoarseTolerance, v, std::isfinite(slope) ? slope : near.slope);
+    }
+    last_bracket_ = std::pair{first, second};
+    return true;
+  }
+
+  // Tests the values `half_width` (relative) either side of `aim`, the safe side first and the
+  // other only where that one was safe.
+  void TestPair(double aim, double half_width, std::optional<Probe>& safe,
+                std::optional<Probe>& unsafe, std::optional<Probe>& latest) {
+    const double safe_side = Toward(aim, 1 + half_width, /*safe_side=*/true);
+    const double unsafe_side = Toward(aim, 1 + half_width, /*safe_side=*/false);
+    if (!Test(safe_side)) {
+      unsafe = latest = Probe{safe_side, last_epsilon_};
+      return;
+    }
+    safe = latest = Probe{safe_side, last_epsilon_};
+    if (Test(unsafe_side)) {
+      safe = latest = Probe{unsafe_side, last_epsilon_};
+    } else {
+      unsafe = latest = Probe{unsafe_side, last_epsilon_};
+    }
+  }
+
+  // Narrows, with the current (reported) options, a bracket around the coarse probes' answer.
+  // Where Land() finds no pair: from its probes, or else from the coarse safe value, a step toward
+  // the other side of kRefineWidening (relative) at least, growing until it brackets. False when
+  // no value tested here was safe.
   bool Refine() {
     const double coarse = last_safe_value_;
     have_safe_ = false;
     std::optional<Probe> safe;
     std::optional<Probe> unsafe;
-    if (Test(coarse)) {
-      safe = Probe{coarse, last_epsilon_};
-    } else {
-      unsafe = Probe{coarse, last_epsilon_};
+    std::optional<Probe> latest;
+    if (last_bracket_ && !problem_.integer) {
+      Land(safe, unsafe, latest);
+      if (latest && !(safe && unsafe)) {
+        // The pair fell on one side (the coarser grid's shift from the reported one was not the
+        // estimate): a second pair, aimed from its last probe along the coarse slope.
+        const double factor =
+            ExtrapolatedFactor(last_bracket_->first, last_bracket_->second, *latest);
+        if (factor > 0) {
+          TestPair(Toward(latest->value, factor, /*safe_side=*/!safe), kLandingHalfWidth, safe,
+                   unsafe, latest);
+        }
+      }
+    }
+    if (!latest) {
+      latest = Probe{coarse, 0};
+      if (Test(coarse)) {
+        safe = latest = Probe{coarse, last_epsilon_};
+      } else {
+        unsafe = latest = Probe{coarse, last_epsilon_};
+      }
     }
     // The first step: where the coarse bracket's slope (log ε against log value) puts the target,
     // past it by a quarter of the way or kRefineWidening at least, so that it likely brackets.
     double widening = kRefineWidening;
     if (last_bracket_ && !problem_.integer) {
-      const double factor = ExtrapolatedFactor(last_bracket_->first, last_bracket_->second,
-                                               Probe{coarse, last_epsilon_});
+      const double factor =
+          ExtrapolatedFactor(last_bracket_->first, last_bracket_->second, *latest);
       if (factor > 1) widening = std::max(kRefineTolerance, (factor - 1) * 1.25);
     }
     for (int i = 0; i < kMaxExpansions && !(safe && unsafe); ++i, widening *= 4) {
@@ -266,6 +372,49 @@ class Solver {
     return true;
   }
 
+  // Aims two probes of the reported grid at a bracket narrower than kRefineTolerance: a probe on
+  // the next coarser grid (2^(p−1) points, half the cost; its boundary lies a few 1e-6 relative
+  // from the reported grid's) at the coarse bracket's secant root, then the pair
+  // kLandingHalfWidth either side of where the coarse slope carries its ε to the target. Probes
+  // that miss are handed to Refine (`latest`: the last of them). Only probes of the reported grid
+  // (Test) can become the answer: the coarser probe aims, it certifies nothing. The secant in
+  // (log value, log ε) is a numerical heuristic (ε ∝ value^slope locally), not a bound.
+  void Land(std::optional<Probe>& safe, std::optional<Probe>& unsafe,
+            std::optional<Probe>& latest) {
+    const Probe& a = last_bracket_->first;
+    const Probe& b = last_bracket_->second;
+    if (!(a.value > 0 && b.value > 0 && a.value != b.value && a.epsilon > 0 && b.epsilon > 0 &&
+          std::isfinite(a.epsilon) && std::isfinite(b.epsilon))) {
+      return;
+    }
+    const double slope = std::log(b.epsilon / a.epsilon) / std::log(b.value / a.value);
+    if (!(std::abs(slope) > 1e-3)) return;
+    // Secant root in (log value, log ε), and the coarser grid's ε there.
+    const double root = a.value * std::exp(std::log(target_ / a.epsilon) / slope);
+    const int log2_points = std::max(10, options_.pld_log2_points - 1);
+    double aim_epsilon;
+    try {
+      aim_epsilon = PldEpsilon(problem_.make_event(root), delta_,
+                               PldOptions{log2_points, std::max(log2_points, 20)});
+    } catch (const NumericalError&) {
+      return;
+    }
+    if (!(aim_epsilon > 0 && std::isfinite(aim_epsilon))) return;
+    // ε falls as the grid is refined: the step from the probes' grid to the coarser one, divided
+    // by kGridStepRatio, estimates the step from it to the reported grid (at the root the
+    // probes' ε is about the target).
+    const double to_coarser = std::log(target_ / aim_epsilon);
+    const double to_reported = std::abs(to_coarser) / kGridStepRatio;
+    const double aim = root * std::exp((to_coarser + to_reported) / slope);
+    // An aim far outside the coarse probes (by more than their distance or kCoarseTolerance)
+    // means the slope says little.
+    const double lo = std::min(a.value, b.value);
+    const double hi = std::max(a.value, b.value);
+    const double reach = std::max(hi - lo, kCoarseTolerance * hi);
+    if (!(aim > lo - reach && aim < hi + reach) || !(aim > Floor())) return;
+    TestPair(aim, kLandingHalfWidth, safe, unsafe, latest);
+  }
+
   std::string Domain() const {
     return (problem_.lower_inclusive ? "[" : "(") + FormatNumber(problem_.lower) + ", " +
            FormatNumber(problem_.upper) + "]";
@@ -278,7 +427,13 @@ class Solver {
 
   bool Test(double v) {
     const Event event = problem_.make_event(v);
-    const EpsilonResult eps = Epsilon(event, delta_, options_);
+    const EpsilonResult eps = probe_grid_ ? EpsilonResult{PldEpsilon(event, delta_, *probe_grid_),
+                                                          delta_,
+                                                          0,
+                                                          Conversion::kBalle,
+                                                          false,
+                                                          Accountant::kPld}
+                                          : Epsilon(event, delta_, options_);
     last_epsilon_ = eps.epsilon;
     const bool ok = eps.epsilon <= target_;
     if (ok && (!have_safe_ || Safer(last_safe_value_, v))) {
@@ -383,34 +538,8 @@ class Solver {
   double last_epsilon_ = 0;  // ε of the latest probe
   bool have_safe_ = false;
   std::optional<std::pair<Probe, Probe>> last_bracket_;  // the last Bisect's (safe, unsafe)
+  std::optional<PldOptions> probe_grid_;  // set: Test asks PLD on this grid alone (Approach)
 };
-
-// Where a "?" sits and what it means.
-struct Placeholder {
-  json::json_pointer pointer;
-  std::string kind;   // event kind holding it
-  std::string field;  // key
-};
-
-void FindPlaceholders(const json& j, const json::json_pointer& at, const std::string& kind,
-                      std::vector<Placeholder>& out) {
-  if (j.is_string() && j.get<std::string>() == "?") {
-    out.push_back({at, kind, at.empty() ? "" : at.back()});
-    return;
-  }
-  if (j.is_object()) {
-    for (const auto& item : j.items()) {
-      // An event object has one key, its kind; fields below it belong to that kind.
-      const bool is_event_key = j.size() == 1 && item.value().is_object();
-      FindPlaceholders(item.value(), at / item.key(), is_event_key ? item.key() : kind, out);
-    }
-  } else if (j.is_array()) {
-    for (std::size_t i = 0; i < j.size(); ++i) FindPlaceholders(j[i], at / i, kind, out);
-  }
-}
-
-// composed[0].gaussian.noise_multiplier: the one path style of every message (json_input.h).
-std::string Dotted(const json::json_pointer& pointer) { return JsonPathOf(pointer); }
 
 }  // namespace
 
@@ -425,80 +554,6 @@ CalibrationResult Calibrate(const CalibrationProblem& problem, double epsilon, d
                           "(lower, inf] with lower = " + FormatNumber(problem.lower));
   }
   return Solver(problem, epsilon, delta, options).Solve();
-}
-
-JsonCalibrationResult CalibrateJson(const json& event_with_placeholder, double epsilon,
-                                    double delta, const ConversionOptions& options) {
-  std::vector<Placeholder> found;
-  FindPlaceholders(event_with_placeholder, json::json_pointer(), "", found);
-  if (found.empty()) {
-    throw InvalidArgument("event",
-                          "calibrate needs exactly one numeric field given as \"?\", "
-                          "found none");
-  }
-  if (found.size() > 1) {
-    std::string list;
-    for (const auto& p : found) list += (list.empty() ? "" : ", ") + Dotted(p.pointer);
-    throw InvalidArgument(Dotted(found[1].pointer),
-                          "calibrate solves for exactly one \"?\" field, found " +
-                              std::to_string(found.size()) + ": " + list);
-  }
-  const Placeholder& p = found.front();
-  CalibrationProblem problem;
-  problem.parameter = p.field;
-  // Every domain leaves out the value that answers nothing (no noise, zero runs, an empty sample,
-  // a mechanism that releases nothing): a target met only there is unreachable, and reported so.
-  const double kHuge = 1e15;  // search cap for unbounded parameters
-  if (p.field == "noise_multiplier") {
-    problem.increasing = false;
-    problem.lower = 0;
-    problem.upper = kHuge;
-  } else if (p.field == "count" && p.kind == "self_composed") {
-    // At least one run: "zero runs" meets any target but answers nothing.
-    problem.increasing = true;
-    problem.integer = true;
-    problem.lower = 0;
-    problem.lower_inclusive = false;
-    problem.upper = static_cast<double>(std::uint64_t{1} << 53);
-  } else if (p.field == "sampling_probability") {
-    problem.increasing = true;
-    problem.lower = 0;
-    problem.lower_inclusive = false;
-    problem.upper = 1;
-  } else if (p.field == "epsilon" && (p.kind == "exponential" || p.kind == "pure_dp")) {
-    problem.increasing = true;
-    problem.lower = 0;
-    problem.lower_inclusive = false;
-    problem.upper = kHuge;
-  } else if (p.field == "rho" && p.kind == "zcdp") {
-    problem.increasing = true;
-    problem.lower = 0;
-    problem.lower_inclusive = false;
-    problem.upper = kHuge;
-  } else {
-    throw InvalidArgument(Dotted(p.pointer),
-                          "\"?\" is accepted only for noise_multiplier, count, "
-                          "sampling_probability, epsilon (exponential, pure_dp) or rho (zcdp)");
-  }
-  // Validate the rest of the event once, with a harmless value in the placeholder's place.
-  const auto with_value = [&](double v) {
-    json filled = event_with_placeholder;
-    if (problem.integer) {
-      filled[p.pointer] = static_cast<std::uint64_t>(v);
-    } else {
-      filled[p.pointer] = v;
-    }
-    return filled;
-  };
-  (void)Event::FromJson(with_value(problem.integer ? 1.0 : 0.5));
-  problem.make_event = [&](double v) { return Event::FromJson(with_value(v)); };
-  try {
-    const CalibrationResult result = Calibrate(problem, epsilon, delta, options);
-    return JsonCalibrationResult{result, with_value(result.value)};
-  } catch (const UnreachableTarget& unreachable) {
-    // The target cannot be met by any value of the field: bad input, named by its JSON path.
-    throw InvalidArgument(Dotted(p.pointer), unreachable.what());
-  }
 }
 
 }  // namespace rdpkit::accountant

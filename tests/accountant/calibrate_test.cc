@@ -50,6 +50,22 @@ TEST(Calibrate, NoiseMultiplierOfLaplaceInAComposition) {
       0.8, 1e-5, false, /*nudge=*/1e-4);
 }
 
+TEST(Calibrate, NoiseMultiplierOfSubsampledRunsWherePldAnswers) {
+  // The trainer's subsampled run (initial score by 2 Laplace releases, 300 sampled leaf-balanced
+  // rounds) and 1e4 sampled Gaussians: the search's aimed pairs (calibrate.cc, Land) must leave
+  // the value safe and within the PLD search's tolerance. In the second the half-size grid equals
+  // the probes' grid, so the first pair misses and the second one brackets.
+  ExpectSafeAndTight(
+      R"({"composed":[{"self_composed":{"count":2,"event":{"laplace":{"noise_multiplier":200}}}},
+          {"self_composed":{"count":300,"event":{"poisson_sampled":{"sampling_probability":0.1,
+            "event":{"leaf_balanced_gaussian":{"noise_multiplier":"?","weights":[0.2,0.8]}}}}}}]})",
+      0.1, 1e-4, /*increasing=*/false, /*nudge=*/1e-4);
+  ExpectSafeAndTight(
+      R"({"self_composed":{"count":10000,"event":{"poisson_sampled":{"sampling_probability":0.01,
+            "event":{"gaussian":{"noise_multiplier":"?"}}}}}})",
+      1.0, 1e-5, /*increasing=*/false, /*nudge=*/1e-4);
+}
+
 TEST(Calibrate, EpsilonOfExponentialAndPureDp) {
   ExpectSafeAndTight(R"({"self_composed":{"count":100,"event":{"exponential":{"epsilon":"?"}}}})",
                      1.0, 1e-6, /*increasing=*/true);
