@@ -24,6 +24,9 @@ if [[ ! -f credit.csv ]]; then
 lines = open("credit.csv").read().splitlines(keepends=True)
 header, rows = lines[0], lines[1:]
 open("credit.noheader.csv", "w").writelines(rows)  # XGBoost's CSV reader takes no header
+with open("credit_2of3.csv", "w") as f:  # two thirds of the rows: the memory's slope
+    f.write(header)
+    f.writelines(rows[:len(rows) * 2 // 3])
 for k in range(2):
     with open(f"credit_2x{k}.csv", "w") as f:
         f.write(header)
@@ -68,6 +71,9 @@ for ((run = 1; run <= runs; run++)); do
     timed "rdpkit histogram threads=$t" "$rdpkit" train --data credit.csv "${schema[@]}" \
       --config "hist$t.json" --out m.json --quiet
   done
+  # Peak memory at 2/3 and all of the rows: the difference over the rows is the bytes a row.
+  timed "rdpkit DP-TR threads=1, 2/3 of the rows" "$rdpkit" train --data credit_2of3.csv \
+    "${schema[@]}" --config tr1.json --out m.json --quiet
   if [[ -n $mpi_rdpkit ]]; then
     mpirun=(mpirun --oversubscribe --allow-run-as-root)
     timed "rdpkit DP-TR ranks=1" "${mpirun[@]}" -np 1 "$mpi_rdpkit" train --data credit.csv \
