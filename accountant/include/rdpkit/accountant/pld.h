@@ -1,8 +1,9 @@
 // Privacy-loss-distribution (PLD) accountant (Koskela et al. 2020; Doroshenko et al. 2022,
 // "Connect the Dots: Tighter Discrete Approximations of Privacy Loss Distributions").
 //
-// Handles compositions (composed, self_composed) of gaussian and leaf_balanced_gaussian events,
-// each optionally Poisson-subsampled (add/remove neighbours: the larger δ of the two directions).
+// Handles compositions (composed, self_composed) of gaussian, leaf_balanced_gaussian, laplace,
+// pure_dp and exponential (bounded range) events, each optionally Poisson-subsampled (add/remove
+// neighbours: the larger δ of the two directions).
 // Each factor's pair is discretised pessimistically (connect-the-dots with outward-rounded masses,
 // truncated tails moved to +∞ loss or up), the factors are composed by FFT, and the FFT's
 // round-off and the mass outside the window are bounded and added to δ, so every value returned
@@ -28,8 +29,8 @@ struct PldOptions {
 inline constexpr PldOptions kPldProbeOptions{14, 17};
 
 // True when the PLD accountant handles the event: compositions of gaussian,
-// leaf_balanced_gaussian and poisson_sampled of either; false for laplace, exponential, pure_dp,
-// zcdp, renyi_filter and poisson_sampled of anything else.
+// leaf_balanced_gaussian, laplace, pure_dp and exponential, each optionally poisson_sampled;
+// false for zcdp, renyi_filter and poisson_sampled compositions.
 [[nodiscard]] bool PldSupports(const Event& event);
 
 // Smallest ε the PLD certifies at δ ∈ (0, 1) (+inf when none within its window). Throws
