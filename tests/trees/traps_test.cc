@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "logistic.h"
 #include "rdpkit/accountant/event.h"
 #include "rdpkit/trees/accounting.h"
 #include "rdpkit/trees/train.h"
@@ -311,6 +312,26 @@ TEST(Traps, LeafSumsAreTheStatisticsOfTheModelsMargins) {
     }
   }
   EXPECT_GT(returned, 100);
+}
+
+// β = inf admits leaf values up to ~1e301 (a noisy Hessian just above 0, reg_lambda 0): the fused
+// pass keeps its float margins within ±1e30 (a double beyond the float range does not convert),
+// where the statistics are saturated as those of the model's own margins are.
+TEST(Traps, HugeLeafValuesKeepTheFloatMarginsInRange) {
+  float margin[4] = {0, 0, 1e30f, -1e30f};
+  const double add[4] = {1e301, -1e301, 1e300, -1e300};
+  internal::AddToFloatMargins(margin, add, 4);
+  const auto top = static_cast<float>(internal::kMaxFloatMargin);
+  EXPECT_EQ(margin[0], top);
+  EXPECT_EQ(margin[1], -top);
+  EXPECT_EQ(margin[2], top);
+  EXPECT_EQ(margin[3], -top);
+  const std::uint8_t labels[4] = {1, 0, 0, 1};
+  double gh[8];
+  internal::FloatMarginStatistics(margin, labels, 4, 1.0, 0.25, gh);
+  // g = σ(F) − y, h = σ(1 − σ); σ(−700) = 1e-304, so 0 only to within that.
+  const double expected[8] = {0, 0, 0, 0, 1, 0, -1, 0};
+  for (int i = 0; i < 8; ++i) EXPECT_NEAR(gh[i], expected[i], 1e-300) << i;
 }
 
 TEST(Traps, AddedNoiseMatchesTheEventLeafBalanced) {

@@ -23,7 +23,8 @@ void BinaryStatistics(const double* __restrict margin, const std::uint8_t* __res
 RDPKIT_VECTOR_CLONES
 void AddToFloatMargins(float* __restrict margin, const double* __restrict add, std::size_t count) {
   for (std::size_t r = 0; r < count; ++r) {
-    margin[r] = static_cast<float>(static_cast<double>(margin[r]) + add[r]);
+    const double sum = static_cast<double>(margin[r]) + add[r];
+    margin[r] = static_cast<float>(std::min(std::max(sum, -kMaxFloatMargin), kMaxFloatMargin));
   }
 }
 

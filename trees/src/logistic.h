@@ -62,8 +62,11 @@ inline __attribute__((always_inline)) void LogisticStatistics(double e, std::uin
 void BinaryStatistics(const double* __restrict margin, const std::uint8_t* __restrict labels,
                       std::size_t count, double g_clip, double h_clip, double* __restrict gh);
 
-// The fused pass's kernels. The margins F are kept as floats: F + v is formed in double and
-// rounded (add[r] = v, the value of row r's leaf in the previous tree)...
+// The fused pass's kernels. The margins F are kept as floats: F + v is formed in double, kept
+// within ±kMaxFloatMargin (where σ(F) is 0 or 1 long since: ExpForSigmoid clamps F to ±700; a
+// double beyond the float range would not convert) and rounded (add[r] = v, the value of row r's
+// leaf in the previous tree)...
+constexpr double kMaxFloatMargin = 1e30;
 void AddToFloatMargins(float* __restrict margin, const double* __restrict add, std::size_t count);
 // ...and the statistics are computed from the kept F as BinaryStatistics does.
 void FloatMarginStatistics(const float* __restrict margin, const std::uint8_t* __restrict labels,
