@@ -6,7 +6,7 @@ namespace rdpkit::trees::internal {
 
 void RowSample::DrawPoisson(mechanisms::Random& rng, double gamma, std::size_t first, std::size_t n,
                             std::size_t total) {
-  SetNone(n);
+  words_.assign((n + 63) / 64, 0);
   for (std::size_t i = 0; i < first; ++i) rng.Uniform01();  // the rows of the ranks before
   // The draws go straight into the bits, without a branch.
   for (std::size_t w = 0; w < words_.size(); ++w) {

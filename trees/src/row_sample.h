@@ -16,10 +16,8 @@ class RowSample {
   // Every row (no sampling).
   bool all() const noexcept { return words_.empty(); }
   void SetAll() { words_.clear(); }
-  // No row of n yet (Add puts rows in), or each of n as bits (Remove takes rows out).
-  void SetNone(std::size_t n) { words_.assign((n + 63) / 64, 0); }
+  // Each of n rows as bits (Remove takes rows out).
   void SetEach(std::size_t n) { words_.assign((n + 63) / 64, ~std::uint64_t{0}); }
-  void Add(std::size_t i) { words_[i >> 6] |= std::uint64_t{1} << (i & 63); }
   void Remove(std::size_t i) { words_[i >> 6] &= ~(std::uint64_t{1} << (i & 63)); }
   bool Has(std::size_t i) const { return all() || In(words_.data(), i); }
   // S-BDT §6.3: Poisson sampling, each row independently with probability gamma (a draw u < gamma

@@ -42,17 +42,13 @@ void RowStatistics::Update(const std::vector<double>& add, const double* leaf_va
   const double h_clip = hessian_clip_;
   if (fused_) {
     RDPKIT_CHECK(add.empty());
+    // The fused pass's block kernel over every row, its (g, h) kept.
+    const Pass pass{leaf_values};
     pool_.ParallelFor(n_, [&](std::size_t begin, std::size_t end, int) {
-      alignas(64) double value[kMaxBlock];
       alignas(64) double gh[2 * kMaxBlock];
       for (std::size_t start = begin; start < end; start += kMaxBlock) {
         const std::size_t count = std::min(kMaxBlock, end - start);
-        for (std::size_t r = 0; r < count && leaf_values; ++r) {
-          value[r] = leaf_values[node_of[start + r]];
-        }
-        if (leaf_values) AddToFloatMargins(float_margin_.data() + start, value, count);
-        FloatMarginStatistics(float_margin_.data() + start, binary_labels_ + start, count, g_clip,
-                              h_clip, gh);
+        Block(pass, start, count, node_of, nullptr, gh);
         for (std::size_t r = 0; r < count; ++r) stats_[start + r] = {gh[2 * r], gh[2 * r + 1]};
       }
     });
