@@ -28,6 +28,7 @@ using internal::PldMechanism;
 using internal::SparsePld;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
 constexpr double kU = internal::kUnitRoundoff;
 // The cap on grid points per direction (pld.md §5).
 constexpr std::size_t kMaxPoints = std::size_t{1} << 21;
@@ -277,28 +278,55 @@ Window ChernoffWindow(const Bases& bases, double h, double tail) {
     return sum;
   };
   const double log_tail = std::log(tail);
-  // The window from λ in `lambdas` on `summaries`, and the λ of its top and of its bottom.
+  // The window from λ in `lambdas` (ascending) on `summaries`, and the λ of its top and of its
+  // bottom: as if every λ were tried, keeping the first that gives the lowest top (highest
+  // bottom). The top's (C(λ) − log β)/λ, C = Σ T log M convex, decreases then increases in λ (its
+  // derivative has the sign of λC' − C + log β, whose derivative λC'' ≥ 0), and so does the
+  // bottom's (log β − C(−λ))/λ negated: a scan of every 8th λ and the 15 around the best finds
+  // their minima (pld.md §5).
   struct Found {
     Window window;
     double lambda_bottom;
   };
   const auto search = [&](const std::vector<Summary>& summaries,
                           const std::vector<double>& lambdas) {
-    Found out{{-kInf, kInf, 1}, 1};
-    for (const double lambda : lambdas) {
-      const double up = log_moment(summaries, lambda);
-      const double down = log_moment(summaries, -lambda);
-      if (std::isfinite(up)) {
-        const double top = std::ceil((up - log_tail) / (lambda * h));
-        if (top < out.window.top) out.window = {out.window.bottom, top, lambda};
-      }
-      if (std::isfinite(down)) {
-        const double bottom = std::floor((log_tail - down) / (lambda * h));
-        if (bottom > out.window.bottom) {
-          out.window.bottom = bottom;
-          out.lambda_bottom = lambda;
+    const std::size_t size = lambdas.size();
+    // A side's cost (C(±λ) − log β)/(λh), +inf where its moment is not finite, once per λ: the
+    // top is ⌈cost⌉, the bottom −⌈cost⌉ (pld.md eq. 5.1).
+    const auto first_minimum = [&](double sign) {
+      std::vector<double> cost(size, kNan);
+      const auto at = [&](std::size_t i) {
+        if (std::isnan(cost[i])) {
+          const double lambda = lambdas[i];
+          const double moment = log_moment(summaries, sign * lambda);
+          cost[i] = std::isfinite(moment) ? (moment - log_tail) / (lambda * h) : kInf;
         }
+        return cost[i];
+      };
+      constexpr std::size_t kStride = 8;
+      std::size_t best = 0;
+      for (std::size_t i = 0; i < size; i += kStride) {
+        if (at(i) < at(best)) best = i;
       }
+      const std::size_t low = best >= kStride - 1 ? best - (kStride - 1) : 0;
+      const std::size_t high = std::min(size - 1, best + kStride - 1);
+      for (std::size_t i = low; i <= high; ++i) {
+        if (at(i) < at(best)) best = i;
+      }
+      // The first λ whose top rounds to the lowest: lower λ round the same only next to the
+      // minimum (the cost is monotone there).
+      const double lowest = std::ceil(at(best));
+      while (best > 0 && std::ceil(at(best - 1)) == lowest) --best;
+      return std::pair<double, double>{lowest, lambdas[best]};
+    };
+    Found out{{-kInf, kInf, 1}, 1};
+    if (size == 0) return out;
+    const auto [top, lambda_top] = first_minimum(1);
+    if (top < kInf) out.window = {out.window.bottom, top, lambda_top};
+    const auto [bottom, lambda_bottom] = first_minimum(-1);
+    if (bottom < kInf) {
+      out.window.bottom = -bottom;
+      out.lambda_bottom = lambda_bottom;
     }
     return out;
   };
@@ -310,6 +338,8 @@ Window ChernoffWindow(const Bases& bases, double h, double tail) {
   for (const double centre : {rough.window.lambda_top, rough.lambda_bottom}) {
     for (int i = -4; i <= 4; ++i) near.push_back(centre * std::exp2(i / 4.0));
   }
+  std::sort(near.begin(), near.end());
+  near.erase(std::unique(near.begin(), near.end()), near.end());
   return search(fine, near).window;
 }
 
