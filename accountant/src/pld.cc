@@ -282,8 +282,8 @@ Window ChernoffWindow(const Bases& bases, double h, double tail) {
   // bottom: as if every λ were tried, keeping the first that gives the lowest top (highest
   // bottom). The top's (C(λ) − log β)/λ, C = Σ T log M convex, decreases then increases in λ (its
   // derivative has the sign of λC' − C + log β, whose derivative λC'' ≥ 0), and so does the
-  // bottom's (log β − C(−λ))/λ negated: a scan of every 8th λ and the 15 around the best finds
-  // their minima (pld.md §5).
+  // bottom's (log β − C(−λ))/λ negated: a descent finds their minima in a few λ (pld.md §5).
+  const double guess = std::sqrt(-2 * std::log(tail) / variance);
   struct Found {
     Window window;
     double lambda_bottom;
@@ -303,16 +303,14 @@ Window ChernoffWindow(const Bases& bases, double h, double tail) {
         }
         return cost[i];
       };
-      constexpr std::size_t kStride = 8;
-      std::size_t best = 0;
-      for (std::size_t i = 0; i < size; i += kStride) {
-        if (at(i) < at(best)) best = i;
-      }
-      const std::size_t low = best >= kStride - 1 ? best - (kStride - 1) : 0;
-      const std::size_t high = std::min(size - 1, best + kStride - 1);
-      for (std::size_t i = low; i <= high; ++i) {
-        if (at(i) < at(best)) best = i;
-      }
+      // From the λ nearest the Gaussian optimum √(2·log(1/β))/σ_S, down to the first finite cost,
+      // then downhill one λ at a time: a local minimum is the minimum.
+      std::size_t best = static_cast<std::size_t>(
+          std::lower_bound(lambdas.begin(), lambdas.end(), guess) - lambdas.begin());
+      best = std::min(best, size - 1);
+      while (best > 0 && at(best) == kInf) --best;
+      while (best > 0 && at(best - 1) < at(best)) --best;
+      while (best + 1 < size && at(best + 1) < at(best)) ++best;
       // The first λ whose top rounds to the lowest: lower λ round the same only next to the
       // minimum (the cost is monotone there).
       const double lowest = std::ceil(at(best));

@@ -24,6 +24,7 @@ constexpr double kComplexMulError = 3 * kU;
 // A bin whose bound P1 = Π(R + E)^T is below e^{kNegligibleLog} (with the exponent's rounding far
 // inside the margin) contributes less than 1e-300 to every value: it is set to 0 (pld.md §4).
 constexpr double kNegligibleLog = -800;
+static_assert(kNegligibleLog < -746, "e^{kNegligibleLog} must underflow to 0 (Bin)");
 
 using Complex = std::complex<double>;
 
@@ -123,23 +124,24 @@ namespace {
 // log_bound ≥ log|z_k| decides which bins are negligible.
 class BinPowers {
  public:
-  explicit BinPowers(std::size_t n)
-      : n_(n),
-        bins_(n / 2 + 1),
-        exponent_(bins_, Complex(0, 0)),
-        exponent_error_(bins_, 0.0),
-        exponent_abs_(bins_, 0.0),
-        power_(bins_, Complex(1, 0)),
-        log_p1_(bins_, 0.0),
-        abs_log_(bins_, 0.0),
-        a_sum_(bins_, 0.0),
-        log_bound_(bins_, 0.0) {}
+  explicit BinPowers(std::size_t n) : n_(n), bins_(n / 2 + 1) {
+    exponent_.assign(bins_, Complex(0, 0));
+    exponent_error_.assign(bins_, 0.0);
+    exponent_abs_.assign(bins_, 0.0);
+    power_.assign(bins_, Complex(1, 0));
+    log_p1_.assign(bins_, 0.0);
+    abs_log_.assign(bins_, 0.0);
+    a_sum_.assign(bins_, 0.0);
+    log_bound_.assign(bins_, 0.0);
+  }
 
   void Add(const SparsePld& pld, std::uint64_t count) {
     const double t = static_cast<double>(count);
     factors_ += 1;
     total_count_ += t;
-    const FactorLogSpectrum f = LogSpectrumOf(pld, n_, t, log_bound_, kNegligibleLog);
+    thread_local FactorLogSpectrum spectrum;
+    LogSpectrumOf(pld, n_, t, log_bound_, kNegligibleLog, spectrum);
+    const FactorLogSpectrum& f = spectrum;
     phase_ = (phase_ + (count % n_) * f.reference) % n_;
     log_scale_ += t * f.log_scale;
     log_scale_abs_ += std::abs(t * f.log_scale);
@@ -176,20 +178,35 @@ class BinPowers {
   //  log form: z''_k = e^{Σ T log S** + Re exponent}·cis(Im exponent)·e^{−2πi·k·phase/n},
   //    B ≤ |z_k|·η, η = expm1(E) + E + 16u, E the exponent's error; |z_k| ≤ |z''_k|/(1 − η);
   //  a negligible bin: z''_k = 0, B ≤ e^{log_bound}.
-  std::pair<Complex, double> Bin(std::size_t k) const {
-    if (log_bound_[k] < kNegligibleLog) return {0, std::exp(log_bound_[k]) * (1 + 4 * kU) + 1e-300};
+  // What every bin's bound shares, computed once (Bin).
+  struct Shared {
+    double sum_rounding;
+    double sum_error;
+    double rho;
+    double scale_error;
+    const TwiddleTable* table;
+  };
+  [[nodiscard]] Shared SharedTerms() const {
+    Shared c{};
     // Rounding of the sums over J factors: (J + 1)u of their absolute terms (sum_error also the
     // logs in the exponent of P1).
-    const double sum_rounding = (factors_ + 1) * kU;
-    const double sum_error = (4 + factors_) * kU;
-    const double rho = std::expm1(total_count_ * std::log1p(kComplexMulError)) * (1 + 1e-6);
-    const double p1 = std::exp(log_p1_[k] + sum_error * abs_log_[k]) * (1 + 4 * kU);
+    c.sum_rounding = (factors_ + 1) * kU;
+    c.sum_error = (4 + factors_) * kU;
+    c.rho = std::expm1(total_count_ * std::log1p(kComplexMulError)) * (1 + 1e-6);
+    c.scale_error = c.sum_rounding * log_scale_abs_ + log_scale_error_ * (1 + 4 * kU);
+    c.table = log_form_ ? &Twiddles(n_) : nullptr;  // the log form only
+    return c;
+  }
+
+  std::pair<Complex, double> Bin(std::size_t k, const Shared& c) const {
+    // e^{log_bound} underflows to 0 below −745 (kNegligibleLog is −800): the bound is 1e-300.
+    if (log_bound_[k] < kNegligibleLog) return {0, 1e-300};
+    const double p1 = std::exp(log_p1_[k] + c.sum_error * abs_log_[k]) * (1 + 4 * kU);
     const double b_power =
-        p1 * rho + p1 * -std::expm1(-a_sum_[k] * (1 + sum_error)) * (1 + 4 * kU) + 1e-300;
-    const double scale_error = sum_rounding * log_scale_abs_ + log_scale_error_ * (1 + 4 * kU);
-    const double e = exponent_error_[k] + sum_rounding * exponent_abs_[k] + scale_error;
+        p1 * c.rho + p1 * -std::expm1(-a_sum_[k] * (1 + c.sum_error)) * (1 + 4 * kU) + 1e-300;
+    const double e = exponent_error_[k] + c.sum_rounding * exponent_abs_[k] + c.scale_error;
     if (!log_form_ || !(e < 0.5)) return {power_[k], b_power};
-    const TwiddleTable& table = Twiddles(n_);
+    const TwiddleTable& table = *c.table;
     const double magnitude = std::exp(log_scale_ + exponent_[k].real());
     const auto r = static_cast<std::size_t>((static_cast<std::uint64_t>(k) * phase_) & (n_ - 1));
     double sin_phase;
@@ -205,16 +222,33 @@ class BinPowers {
   }
 
  private:
+  // Per-bin storage, kept by the thread from one composition to the next (no fresh pages).
+  struct Buffers {
+    std::vector<Complex> exponent;
+    std::vector<double> exponent_error;
+    std::vector<double> exponent_abs;
+    std::vector<Complex> power;
+    std::vector<double> log_p1;
+    std::vector<double> abs_log;
+    std::vector<double> a_sum;
+    std::vector<double> log_bound;
+  };
+  static Buffers& ThreadBuffers() {
+    thread_local Buffers buffers;
+    return buffers;
+  }
+
   std::size_t n_;
   std::size_t bins_;
-  std::vector<Complex> exponent_;
-  std::vector<double> exponent_error_;
-  std::vector<double> exponent_abs_;
-  std::vector<Complex> power_;
-  std::vector<double> log_p1_;
-  std::vector<double> abs_log_;
-  std::vector<double> a_sum_;
-  std::vector<double> log_bound_;
+  Buffers& buffers_ = ThreadBuffers();
+  std::vector<Complex>& exponent_ = buffers_.exponent;
+  std::vector<double>& exponent_error_ = buffers_.exponent_error;
+  std::vector<double>& exponent_abs_ = buffers_.exponent_abs;
+  std::vector<Complex>& power_ = buffers_.power;
+  std::vector<double>& log_p1_ = buffers_.log_p1;
+  std::vector<double>& abs_log_ = buffers_.abs_log;
+  std::vector<double>& a_sum_ = buffers_.a_sum;
+  std::vector<double>& log_bound_ = buffers_.log_bound;
   double log_scale_ = 0;        // Σ_j T_j·log S**_j
   double log_scale_error_ = 0;  // Σ_j T_j·|error of log S**_j|
   double log_scale_abs_ = 0;    // Σ_j |T_j·log S**_j|
@@ -236,13 +270,15 @@ ComposedWindow ComposeByFft(const std::vector<SparsePld>& plds,
   for (std::size_t j = 0; j < plds.size(); ++j) {
     if (counts[j] > 0) powers.Add(plds[j], counts[j]);
   }
-  std::vector<Complex> z(bins, Complex(0, 0));
+  thread_local std::vector<Complex> z;
+  z.assign(bins, Complex(0, 0));
   double b_norm = 0;   // Σ_k B_k over the half spectrum
   double z_norm = 0;   // Σ_k |z''_k| over the half spectrum
   double b_norm2 = 0;  // Σ_k B_k²
   double z_norm2 = 0;  // Σ_k |z''_k|²
+  const BinPowers::Shared shared = powers.SharedTerms();
   for (std::size_t k = 0; k < bins; ++k) {
-    const auto [value, b] = powers.Bin(k);
+    const auto [value, b] = powers.Bin(k, shared);
     z[k] = value;
     b_norm += b;
     z_norm += std::sqrt(std::norm(z[k])) + 1e-300;
@@ -254,7 +290,7 @@ ComposedWindow ComposeByFft(const std::vector<SparsePld>& plds,
   b_norm2 = std::sqrt(SumUpper(b_norm2 * (1 + 2 * kU), bins)) * (1 + 2 * kU);
   z_norm2 = std::sqrt(SumUpper(z_norm2 * (1 + 4 * kU), bins)) * (1 + 2 * kU);
   const RealFft fft(n);
-  std::vector<double> inverse;
+  thread_local std::vector<double> inverse;
   fft.Inverse(z, inverse);
   ComposedWindow out;
   out.first = first;

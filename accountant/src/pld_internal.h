@@ -122,8 +122,10 @@ struct FactorLogSpectrum {
   std::vector<std::complex<double>> bins;
   std::vector<double> bins_error;
 };
-FactorLogSpectrum LogSpectrumOf(const SparsePld& pld, std::size_t n, double count,
-                                const std::vector<double>& log_bound, double negligible_log);
+// Fills `out`, reusing its storage (a composition transforms its factors one after the other).
+void LogSpectrumOf(const SparsePld& pld, std::size_t n, double count,
+                   const std::vector<double>& log_bound, double negligible_log,
+                   FactorLogSpectrum& out);
 
 // One direction's composed PLD with every term of its δ bound (pld.md §6).
 // With tilt λ > 0 (pld.md §6b) the window holds the composition of the tilted masses

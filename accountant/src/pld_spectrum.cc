@@ -112,6 +112,9 @@ class FactorTransform {
  public:
   FactorTransform(const SparsePld& pld, std::size_t n)
       : pld_(pld), n_(n), bins_(n / 2 + 1), mask_(n - 1), table_(Twiddles(n)) {
+    // No direct bins until DirectBins finds some (the buffers may hold another factor's).
+    direct_.clear();
+    direct_value_.clear();
     const std::size_t masses = pld.index.size();
     RDPKIT_CHECK(masses > 0);
     const auto m = static_cast<std::int64_t>(n);
@@ -227,8 +230,8 @@ class FactorTransform {
   }
 
   // Both forms of every non-negligible bin (eq. 4.8, 4.9).
-  FactorLogSpectrum Forms(const std::vector<double>& log_bound, double negligible_log) const {
-    FactorLogSpectrum out;
+  void Forms(const std::vector<double>& log_bound, double negligible_log,
+             FactorLogSpectrum& out) const {
     out.reference = positions_[reference_];
     // log S**, within 2u·|log S**| (log within 1 ulp).
     out.log_scale = std::log(total_);
@@ -237,18 +240,21 @@ class FactorTransform {
     // those of the rest); elsewhere the direct form is as tight and cheaper.
     out.has_log_form = rest_ <= kLogFormShare * total_;
     if (out.has_log_form) {
-      out.log_ratio.resize(bins_);
-      out.log_error.resize(bins_);
-      out.log_abs_upper.resize(bins_);
+      out.log_ratio.assign(bins_, Complex(0, 0));
+      out.log_error.assign(bins_, 0.0);
+      out.log_abs_upper.assign(bins_, 0.0);
+    } else {
+      out.log_ratio.clear();
+      out.log_error.clear();
+      out.log_abs_upper.clear();
     }
-    out.bins.resize(bins_);
-    out.bins_error.resize(bins_);
+    out.bins.assign(bins_, Complex(0, 0));
+    out.bins_error.assign(bins_, 0.0);
     for (std::size_t k = 0; k < bins_; ++k) {
       if (log_bound[k] < negligible_log) continue;  // the bin is 0 already
       DirectForm(k, out);
       if (out.has_log_form) LogForm(k, out);
     }
-    return out;
   }
 
  private:
@@ -299,20 +305,33 @@ class FactorTransform {
   double total_ = 0;  // S**
   double rest_hi_ = 0;
   double rest_lo_ = 0;
-  std::vector<Complex> transform_;  // R'_k
-  std::vector<double> error_;       // ≥ |R'_k − R_k|
-  std::vector<bool> direct_;
-  std::vector<Complex> direct_value_;
+  // Per-bin storage, kept by the thread from one factor to the next (no fresh pages each time).
+  struct Buffers {
+    std::vector<Complex> transform;  // R'_k
+    std::vector<double> error;       // ≥ |R'_k − R_k|
+    std::vector<bool> direct;
+    std::vector<Complex> direct_value;
+  };
+  static Buffers& ThreadBuffers() {
+    thread_local Buffers buffers;
+    return buffers;
+  }
+  Buffers& buffers_ = ThreadBuffers();
+  std::vector<Complex>& transform_ = buffers_.transform;
+  std::vector<double>& error_ = buffers_.error;
+  std::vector<bool>& direct_ = buffers_.direct;
+  std::vector<Complex>& direct_value_ = buffers_.direct_value;
 };
 
 }  // namespace
 
-FactorLogSpectrum LogSpectrumOf(const SparsePld& pld, std::size_t n, double count,
-                                const std::vector<double>& log_bound, double negligible_log) {
+void LogSpectrumOf(const SparsePld& pld, std::size_t n, double count,
+                   const std::vector<double>& log_bound, double negligible_log,
+                   FactorLogSpectrum& out) {
   FactorTransform transform(pld, n);
   transform.RestTransform(count);
   transform.DirectBins(count, log_bound, negligible_log);
-  return transform.Forms(log_bound, negligible_log);
+  transform.Forms(log_bound, negligible_log, out);
 }
 
 }  // namespace rdpkit::accountant::internal
