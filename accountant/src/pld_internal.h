@@ -151,6 +151,24 @@ struct TiltedFactors {
 TiltedFactors TiltFactors(const std::vector<SparsePld>& plds,
                           const std::vector<std::uint64_t>& counts, double h, double lambda);
 
+// Grid indices [bottom, top] outside which the composed finite mass of the factors (each run
+// counts[j] times) is at most about `tail` on each side, by Chernoff bounds over λ (pld.md eq.
+// 5.1) on summaries of the masses, and the λ that gave the top. Only tightness depends on it.
+// The λ tried: 2^{i/4}, −32 ≤ i ≤ 80 (pld.md §5), ascending.
+const std::vector<double>& Lambdas();
+struct Window {
+  double bottom;
+  double top;
+  double lambda_top;
+};
+Window ChernoffWindow(const std::vector<SparsePld>& plds, const std::vector<std::uint64_t>& counts,
+                      double h, double tail);
+
+// Upper bound of the composed finite mass at indices ≥ end (pld.md eq. 5.1) at λ near
+// lambda_top, on the exact masses, rounded up.
+double MassAbove(const std::vector<SparsePld>& plds, const std::vector<std::uint64_t>& counts,
+                 double h, double end, double lambda_top);
+
 // The tilt for δ_up near `loss` (pld.md §6b): the first λ of `lambdas` (ascending) whose scale
 // there, e^{C(λ) − λ·loss}, is at most e^{log_target} — a larger λ only amplifies the mass that
 // wraps around from above the window (§4) — else the one that minimises it (the Chernoff λ).
