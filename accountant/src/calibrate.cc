@@ -36,6 +36,11 @@ constexpr double kGridStepRatio = 6.5;
 // start at its root with its slope.
 constexpr PldOptions kApproachGrid{11, 13};
 constexpr double kApproachTolerance = 3e-2;
+// The scout before it: a bracket on a PLD of 2^9 to 2^10 points (its ε a few percent above the
+// approach grid's), whose root and slope start the approach, so that its expansion from Start()
+// runs on the cheapest grid.
+constexpr PldOptions kScoutGrid{10, 10};
+constexpr double kScoutTolerance = 0.1;
 // ProbeNear()'s two probes are used as they are within this relative distance of each other.
 constexpr double kNearReach = 3e-2;
 // A secant step stays at least this share of the bracket (in log value) from either end.
@@ -251,13 +256,23 @@ class Solver {
     double slope;
   };
 
-  // The approach: a bracket on kApproachGrid (its probes never become the answer) and its secant
-  // root in (log value, log ε); nullopt where it found none (the probes then start from Start()).
+  // The approach: a bracket on kApproachGrid (its probes never become the answer), started from
+  // the scout's, and its secant root in (log value, log ε); nullopt where it found none (the
+  // probes then start from Start()).
   std::optional<Aim> Approach() {
-    probe_grid_ = kApproachGrid;
+    const std::optional<Aim> scout = SecantAim(kScoutGrid, kScoutTolerance, Start(), 0);
+    return scout ? SecantAim(kApproachGrid, kApproachTolerance, scout->value, scout->slope)
+                 : SecantAim(kApproachGrid, kApproachTolerance, Start(), 0);
+  }
+
+  // A bracket on `grid` to `tolerance` from `start` (aimed along `slope` where nonzero) and its
+  // secant root in (log value, log ε); nullopt where it found none. Its probes aim only.
+  std::optional<Aim> SecantAim(const PldOptions& grid, double tolerance, double start,
+                               double slope_hint) {
+    probe_grid_ = grid;
     bool bracketed = false;
     try {
-      bracketed = SolveWithProbes(kApproachTolerance, Start()) && last_bracket_;
+      bracketed = SolveWithProbes(tolerance, start, slope_hint) && last_bracket_;
     } catch (const NumericalError&) {
     }
     probe_grid_.reset();
