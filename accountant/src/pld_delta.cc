@@ -3,9 +3,11 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include "pld_internal.h"
+#include "rdpkit/accountant/errors.h"
 
 namespace rdpkit::accountant::internal {
 namespace {
@@ -81,36 +83,39 @@ double DeltaUpper(const DirectionPld& pld, double epsilon) {
 // Approximate δ on the cell [l_j, l_{j+1}) of each grid point j (double, no guard), as
 // δ(ε) ≈ tail_j − e^{ε − l_j}·weighted_j + rest: tail_j = Σ_{i>j} v_i and
 // weighted_j = Σ_{i>j} v_i e^{l_j − l_i} by the backward recurrence weighted_j =
-// e^{−h}(v_{j+1} + weighted_{j+1}). Only chooses where DeltaUpper is evaluated; never reported.
-struct ApproximateCurve {
-  std::vector<double> tail;
-  std::vector<double> weighted;
-  double rest;  // above + infinity
-};
+// e^{−h}(v_{j+1} + weighted_{j+1}), from the top of the window down, one point at a time. Only
+// chooses where DeltaUpper is evaluated; never reported.
+class ApproximateCurve {
+ public:
+  explicit ApproximateCurve(const DirectionPld& pld)
+      : pld_(pld), step_(std::exp(-pld.h)), j_(pld.window.values.size()) {}
+  double rest() const { return pld_.above + pld_.infinity; }
+  // The sums at point j: tail_j and weighted_j (j descending from one call to the next).
+  std::pair<double, double> At(std::size_t j) {
+    RDPKIT_CHECK(j < j_);
+    while (j_ > j + 1) Add(--j_);
+    return {tail_, weighted_};
+  }
 
-ApproximateCurve Approximate(const DirectionPld& pld) {
-  std::vector<double> v = pld.window.values;
-  const std::size_t n = v.size();
-  if (pld.tilt != 0) {
-    for (std::size_t k = 0; k < n; ++k) {
+ private:
+  void Add(std::size_t k) {
+    double v = pld_.window.values[k];
+    if (pld_.tilt != 0) {
       // Capped: only a guess is made from these values.
-      v[k] *= std::min(
-          1e300,
-          pld.Scale(static_cast<double>(pld.window.first + static_cast<std::int64_t>(k)) * pld.h));
+      v *= std::min(
+          1e300, pld_.Scale(static_cast<double>(pld_.window.first + static_cast<std::int64_t>(k)) *
+                            pld_.h));
     }
+    tail_ += v;
+    weighted_ = step_ * (v + weighted_);
   }
-  ApproximateCurve out{std::vector<double>(n), std::vector<double>(n), pld.above + pld.infinity};
-  const double step = std::exp(-pld.h);
-  double tail = 0;
-  double weighted = 0;
-  for (std::size_t k = n; k-- > 0;) {
-    out.tail[k] = tail;
-    out.weighted[k] = weighted;
-    tail += v[k];
-    weighted = step * (v[k] + weighted);
-  }
-  return out;
-}
+
+  const DirectionPld& pld_;
+  double step_;
+  std::size_t j_;  // the sums hold the points from j_ up
+  double tail_ = 0;
+  double weighted_ = 0;
+};
 
 // Largest loss of any window (ε beyond it: only the bounded terms remain).
 double WindowTop(const std::vector<DirectionPld>& directions) {
@@ -141,7 +146,7 @@ double DeltaUpper(const std::vector<DirectionPld>& directions, double epsilon) {
 }
 
 double EpsilonUpper(const std::vector<DirectionPld>& directions, double delta) {
-  if (directions.empty() || DeltaUpper(directions, 0) <= delta) return 0;
+  if (directions.empty()) return 0;
   const double h = directions.front().h;
   const double top = WindowTop(directions);
   if (DeltaUpper(directions, top) > delta) return kInf;
@@ -151,20 +156,22 @@ double EpsilonUpper(const std::vector<DirectionPld>& directions, double delta) {
   std::vector<ApproximateCurve> curves;
   double guess = 0;  // δ_up is the largest of the directions': all of them must pass
   for (const DirectionPld& d : directions) {
-    curves.push_back(Approximate(d));
-    const ApproximateCurve& c = curves.back();
-    const std::size_t n = c.tail.size();
+    curves.emplace_back(d);
+    ApproximateCurve& c = curves.back();
+    const std::size_t n = d.window.values.size();
     double k = static_cast<double>(d.window.first) + static_cast<double>(n);
     for (std::size_t i = n; i-- > 0;) {
       const double fft = FftTerm(d, i + 1);  // the points above l_i
-      if (c.tail[i] - c.weighted[i] + c.rest + fft > delta) break;
+      const auto [tail, weighted] = c.At(i);
+      if (tail - weighted + c.rest() + fft > delta) break;
       k = static_cast<double>(d.window.first) + static_cast<double>(i);
     }
     guess = std::max(guess, k);
   }
   // The smallest grid index that passes (δ_up is non-increasing in ε): galloping from the guess
   // until the boundary is bracketed, then bisection; every decision is made with DeltaUpper.
-  double lo_index = 0;                   // fails (δ at 0 was checked above)
+  // Index 0 is tested last, only where every index above it passed (then ε = 0 may pass too).
+  double lo_index = 0;                   // fails, or is tested at the end
   double hi_index = std::ceil(top / h);  // passes
   guess = std::clamp(guess, lo_index + 1, hi_index);
   if (passes(guess * h)) {
@@ -190,6 +197,7 @@ double EpsilonUpper(const std::vector<DirectionPld>& directions, double delta) {
     const double mid = std::floor((lo_index + hi_index) / 2);
     (passes(mid * h) ? hi_index : lo_index) = mid;
   }
+  if (lo_index == 0 && passes(0)) return 0;
   double lo = lo_index * h;
   double hi = hi_index * h;
   // Inside (lo, hi] each direction's δ_up is about tail − e^{ε − lo}·weighted + rest with the sums
@@ -200,13 +208,11 @@ double EpsilonUpper(const std::vector<DirectionPld>& directions, double delta) {
   for (std::size_t di = 0; di < directions.size() && candidate < hi; ++di) {
     const DirectionPld& d = directions[di];
     const double j = lo_index - static_cast<double>(d.window.first);
-    if (j < 0 || j >= static_cast<double>(curves[di].tail.size())) {
+    if (j < 0 || j >= static_cast<double>(d.window.values.size())) {
       candidate = hi;
       break;
     }
-    const auto index = static_cast<std::size_t>(j);
-    const double tail = curves[di].tail[index];
-    const double weighted = curves[di].weighted[index];
+    const auto [tail, weighted] = ApproximateCurve(d).At(static_cast<std::size_t>(j));
     // The other terms at lo: over (lo, hi] the same points lie above ε.
     const double rest = DeltaUpper(d, lo) - (tail - weighted);
     const double excess = tail + rest - delta;
