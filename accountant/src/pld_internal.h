@@ -161,8 +161,9 @@ struct Window {
   double top;
   double lambda_top;
 };
+// every_lambda (for tests): every λ is tried instead of the descent; the same window.
 Window ChernoffWindow(const std::vector<SparsePld>& plds, const std::vector<std::uint64_t>& counts,
-                      double h, double tail);
+                      double h, double tail, bool every_lambda = false);
 
 // Upper bound of the composed finite mass at indices ≥ end (pld.md eq. 5.1) at λ near
 // lambda_top, on the exact masses, rounded up.

@@ -73,7 +73,7 @@ const std::vector<double>& Lambdas() {
 }
 
 Window ChernoffWindow(const std::vector<SparsePld>& plds, const std::vector<std::uint64_t>& counts,
-                      double h, double tail) {
+                      double h, double tail, bool every_lambda) {
   // Blocks narrow enough that over T rounds they move the bound by about e^{T·λ·width} with
   // T·λ·width ≤ 1e-3 at the λ near the optimum (≈ 10/σ of the composition).
   double variance = 0;
@@ -88,10 +88,10 @@ Window ChernoffWindow(const std::vector<SparsePld>& plds, const std::vector<std:
     }
     variance += static_cast<double>(counts[j]) * std::max(0.0, m2 - m1 * m1);
   }
-  // Every λ on the fine summary; or, beyond kFullScanBlocks blocks (bounded work: a factor with
-  // a million cells is not summed 226 times), a coarse summary (blocks at least 1/kSummaryBlocks
-  // of a factor's range) finds the λ near the best, and the fine one decides among the λ within
-  // 2^{±1} of those.
+  // The λ grid on the fine summary; or, beyond kFullScanBlocks blocks (bounded work: a factor
+  // with a million cells is not summed for every λ), a coarse summary (blocks at least
+  // 1/kSummaryBlocks of a factor's range) finds the λ near the best, and the fine one decides
+  // among the λ within 2^{±1} of those.
   std::vector<Summary> coarse;
   std::vector<Summary> fine;
   for (std::size_t j = 0; j < plds.size(); ++j) {
@@ -135,6 +135,13 @@ Window ChernoffWindow(const std::vector<SparsePld>& plds, const std::vector<std:
         }
         return cost[i];
       };
+      if (every_lambda) {
+        std::size_t first = 0;
+        for (std::size_t i = 1; i < size; ++i) {
+          if (std::ceil(at(i)) < std::ceil(at(first))) first = i;
+        }
+        return std::pair<double, double>{std::ceil(at(first)), lambdas[first]};
+      }
       // From the λ nearest the Gaussian optimum √(2·log(1/β))/σ_S, down to the first finite cost,
       // then downhill one λ at a time: a local minimum is the minimum.
       std::size_t best = static_cast<std::size_t>(

@@ -1,0 +1,85 @@
+// The PLD window's Chernoff search (docs/math/pld.md §5): its descent over λ finds the same
+// window as trying every λ, on discrete PLDs of the shapes the accountant composes.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "../../accountant/src/pld_internal.h"
+
+namespace rdpkit::accountant::internal {
+namespace {
+
+// A discrete PLD on the grid: an atom-like bump at `centre` (spread `width` grid steps) holding
+// 1 − share of the mass, and a second bump at `far` holding `share` (the shape of a
+// Poisson-subsampled pair: most mass near 0, a little at the full mechanism's losses).
+SparsePld TwoBumps(std::int64_t centre, double width, std::int64_t far, double far_width,
+                   double share) {
+  SparsePld out;
+  const auto add_bump = [&](std::int64_t at, double w, double mass, std::vector<double>& dense,
+                            std::int64_t lo) {
+    double total = 0;
+    std::vector<double> shape;
+    for (std::int64_t i = at - static_cast<std::int64_t>(6 * w) - 1;
+         i <= at + static_cast<std::int64_t>(6 * w) + 1; ++i) {
+      const double z = (static_cast<double>(i - at)) / w;
+      shape.push_back(std::exp(-0.5 * z * z));
+      total += shape.back();
+    }
+    const std::int64_t first = at - static_cast<std::int64_t>(6 * w) - 1;
+    for (std::size_t k = 0; k < shape.size(); ++k) {
+      dense[static_cast<std::size_t>(first + static_cast<std::int64_t>(k) - lo)] +=
+          mass * shape[k] / total;
+    }
+  };
+  const std::int64_t lo = std::min(centre - static_cast<std::int64_t>(6 * width),
+                                   far - static_cast<std::int64_t>(6 * far_width)) -
+                          2;
+  const std::int64_t hi = std::max(centre + static_cast<std::int64_t>(6 * width),
+                                   far + static_cast<std::int64_t>(6 * far_width)) +
+                          2;
+  std::vector<double> dense(static_cast<std::size_t>(hi - lo + 1), 0.0);
+  add_bump(centre, width, 1 - share, dense, lo);
+  add_bump(far, far_width, share, dense, lo);
+  for (std::size_t k = 0; k < dense.size(); ++k) {
+    if (dense[k] > 0) {
+      out.index.push_back(lo + static_cast<std::int64_t>(k));
+      out.mass.push_back(dense[k]);
+    }
+  }
+  return out;
+}
+
+TEST(PldWindow, DescentFindsTheWindowOfEveryLambda) {
+  std::mt19937_64 rng(20261125);
+  std::uniform_real_distribution<double> unit(0, 1);
+  int compared = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    const double h = std::ldexp(1.0, -static_cast<int>(4 + 12 * unit(rng)));
+    std::vector<SparsePld> plds;
+    std::vector<std::uint64_t> counts;
+    const int factors = 1 + static_cast<int>(2 * unit(rng));
+    for (int j = 0; j < factors; ++j) {
+      const auto centre = static_cast<std::int64_t>(-20 + 40 * unit(rng));
+      const double width = 0.5 + 50 * unit(rng) * unit(rng);
+      const auto far = centre + static_cast<std::int64_t>(2000 * unit(rng) * unit(rng));
+      const double far_width = 0.5 + 100 * unit(rng);
+      const double share = std::pow(10.0, -6 * unit(rng));
+      plds.push_back(TwoBumps(centre, width, far, far_width, share));
+      counts.push_back(static_cast<std::uint64_t>(std::pow(10.0, 4 * unit(rng))));
+    }
+    const double tail = std::pow(10.0, -3 - 15 * unit(rng));
+    const Window fast = ChernoffWindow(plds, counts, h, tail);
+    const Window every = ChernoffWindow(plds, counts, h, tail, /*every_lambda=*/true);
+    ASSERT_EQ(fast.top, every.top) << "trial " << trial;
+    ASSERT_EQ(fast.bottom, every.bottom) << "trial " << trial;
+    ASSERT_EQ(fast.lambda_top, every.lambda_top) << "trial " << trial;
+    ++compared;
+  }
+  EXPECT_EQ(compared, 300);
+}
+
+}  // namespace
+}  // namespace rdpkit::accountant::internal
