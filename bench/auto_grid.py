@@ -87,6 +87,9 @@ CONFIGS = {
     "S-BDT+floor g*0.2": {**SBDT, "gradient_clip": 0.2},
     "S-BDT+floor g*0.1 d2 T150 η0.2": {**SBDT, "gradient_clip": 0.1, "max_depth": 2,
                                        "n_estimators": 150, "learning_rate": 0.2},
+    "S-BDT+floor d2": {**SBDT, "max_depth": 2},
+    "S-BDT+floor d3": {**SBDT, "max_depth": 3},
+    "S-BDT+floor d4": {**SBDT, "max_depth": 4},
 }
 REGRESSION_ONLY = {"S-BDT exact leaf", "T1000 η0.03 init lbn", "S-BDT+floor g*0.1",
                    "S-BDT+floor g*0.2", "S-BDT+floor g*0.1 d2 T150 η0.2"}
