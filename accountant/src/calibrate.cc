@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "calibrate_internal.h"
+#include "pld_internal.h"
 #include "rdpkit/accountant/analytic_gaussian.h"
 #include "rdpkit/accountant/errors.h"
 #include "rdpkit/accountant/pld.h"
@@ -568,6 +569,8 @@ CalibrationResult Calibrate(const CalibrationProblem& problem, double epsilon, d
     throw InvalidArgument("upper", FormatNumber(problem.upper),
                           "(lower, inf] with lower = " + FormatNumber(problem.lower));
   }
+  // The PLD probes on this thread reuse one composition storage; freed when the solve ends.
+  const internal::ScratchHold hold_scratch;
   return Solver(problem, epsilon, delta, options).Solve();
 }
 

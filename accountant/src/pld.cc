@@ -379,6 +379,7 @@ bool PldSupports(const Event& event) { return Factors(event).has_value(); }
 
 double PldEpsilon(const Event& event, double delta, const PldOptions& options) {
   Require(delta > 0 && delta < 1, "delta", delta, "(0, 1)");
+  const internal::ScratchRelease release;  // the compositions' storage, freed unless held
   const Composition composition = Compose(event, kWindowShare * delta, options);
   const double epsilon = internal::EpsilonUpper(composition.directions, delta);
   if (!std::isfinite(epsilon) || epsilon == 0 ||
@@ -411,6 +412,7 @@ double PldEpsilon(const Event& event, double delta, const PldOptions& options) {
 
 double PldDelta(const Event& event, double epsilon, const PldOptions& options) {
   Require(std::isfinite(epsilon) && epsilon >= 0, "epsilon", epsilon, "[0, inf)");
+  const internal::ScratchRelease release;  // the compositions' storage, freed unless held
   const Composition composition = Compose(event, kDeltaModeTail, options);
   double best = internal::DeltaUpper(composition.directions, epsilon);
   // Tilted recompositions (pld.md §6b), each aiming at the round-off's share of the last δ_up,

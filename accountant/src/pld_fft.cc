@@ -139,9 +139,8 @@ class BinPowers {
     const double t = static_cast<double>(count);
     factors_ += 1;
     total_count_ += t;
-    thread_local FactorLogSpectrum spectrum;
-    LogSpectrumOf(pld, n_, t, log_bound_, kNegligibleLog, spectrum);
-    const FactorLogSpectrum& f = spectrum;
+    FactorLogSpectrum& f = scratch_.spectrum;
+    LogSpectrumOf(pld, n_, t, log_bound_, kNegligibleLog, f);
     phase_ = (phase_ + (count % n_) * f.reference) % n_;
     log_scale_ += t * f.log_scale;
     log_scale_abs_ += std::abs(t * f.log_scale);
@@ -222,33 +221,17 @@ class BinPowers {
   }
 
  private:
-  // Per-bin storage, kept by the thread from one composition to the next (no fresh pages).
-  struct Buffers {
-    std::vector<Complex> exponent;
-    std::vector<double> exponent_error;
-    std::vector<double> exponent_abs;
-    std::vector<Complex> power;
-    std::vector<double> log_p1;
-    std::vector<double> abs_log;
-    std::vector<double> a_sum;
-    std::vector<double> log_bound;
-  };
-  static Buffers& ThreadBuffers() {
-    thread_local Buffers buffers;
-    return buffers;
-  }
-
   std::size_t n_;
   std::size_t bins_;
-  Buffers& buffers_ = ThreadBuffers();
-  std::vector<Complex>& exponent_ = buffers_.exponent;
-  std::vector<double>& exponent_error_ = buffers_.exponent_error;
-  std::vector<double>& exponent_abs_ = buffers_.exponent_abs;
-  std::vector<Complex>& power_ = buffers_.power;
-  std::vector<double>& log_p1_ = buffers_.log_p1;
-  std::vector<double>& abs_log_ = buffers_.abs_log;
-  std::vector<double>& a_sum_ = buffers_.a_sum;
-  std::vector<double>& log_bound_ = buffers_.log_bound;
+  CompositionScratch& scratch_ = ThreadScratch();
+  std::vector<Complex>& exponent_ = scratch_.exponent;
+  std::vector<double>& exponent_error_ = scratch_.exponent_error;
+  std::vector<double>& exponent_abs_ = scratch_.exponent_abs;
+  std::vector<Complex>& power_ = scratch_.power;
+  std::vector<double>& log_p1_ = scratch_.log_p1;
+  std::vector<double>& abs_log_ = scratch_.abs_log;
+  std::vector<double>& a_sum_ = scratch_.a_sum;
+  std::vector<double>& log_bound_ = scratch_.log_bound;
   double log_scale_ = 0;        // Σ_j T_j·log S**_j
   double log_scale_error_ = 0;  // Σ_j T_j·|error of log S**_j|
   double log_scale_abs_ = 0;    // Σ_j |T_j·log S**_j|
@@ -270,7 +253,7 @@ ComposedWindow ComposeByFft(const std::vector<SparsePld>& plds,
   for (std::size_t j = 0; j < plds.size(); ++j) {
     if (counts[j] > 0) powers.Add(plds[j], counts[j]);
   }
-  thread_local std::vector<Complex> z;
+  std::vector<Complex>& z = ThreadScratch().product;
   z.assign(bins, Complex(0, 0));
   double b_norm = 0;   // Σ_k B_k over the half spectrum
   double z_norm = 0;   // Σ_k |z''_k| over the half spectrum
@@ -290,7 +273,7 @@ ComposedWindow ComposeByFft(const std::vector<SparsePld>& plds,
   b_norm2 = std::sqrt(SumUpper(b_norm2 * (1 + 2 * kU), bins)) * (1 + 2 * kU);
   z_norm2 = std::sqrt(SumUpper(z_norm2 * (1 + 4 * kU), bins)) * (1 + 2 * kU);
   const RealFft fft(n);
-  thread_local std::vector<double> inverse;
+  std::vector<double>& inverse = ThreadScratch().inverse;
   fft.Inverse(z, inverse);
   ComposedWindow out;
   out.first = first;
@@ -339,6 +322,22 @@ DirectWindow PlaceMasses(const SparsePld& pld, std::int64_t first, std::size_t s
   out.window.values[0] *= 1 + 2 * kU;
   out.above = above * widen;
   return out;
+}
+
+namespace {
+thread_local CompositionScratch scratch;
+thread_local int scratch_holds = 0;
+}  // namespace
+
+CompositionScratch& ThreadScratch() { return scratch; }
+
+ScratchHold::ScratchHold() { ++scratch_holds; }
+ScratchHold::~ScratchHold() {
+  if (--scratch_holds == 0) scratch = CompositionScratch{};
+}
+
+ScratchRelease::~ScratchRelease() {
+  if (scratch_holds == 0) scratch = CompositionScratch{};
 }
 
 }  // namespace rdpkit::accountant::internal

@@ -127,6 +127,48 @@ void LogSpectrumOf(const SparsePld& pld, std::size_t n, double count,
                    const std::vector<double>& log_bound, double negligible_log,
                    FactorLogSpectrum& out);
 
+// Per-bin storage of the compositions (pld_fft.cc, pld_spectrum.cc), kept by the thread from one
+// factor and one composition to the next so that a probe does not touch fresh pages. Freed at
+// the end of each public PLD evaluation (ScratchRelease) unless a ScratchHold lives on the thread
+// (a calibration, whose probes reuse it; freed when the hold ends).
+struct CompositionScratch {
+  // BinPowers (pld_fft.cc): per bin the two forms of the product and their bounds.
+  std::vector<std::complex<double>> exponent;
+  std::vector<double> exponent_error;
+  std::vector<double> exponent_abs;
+  std::vector<std::complex<double>> power;
+  std::vector<double> log_p1;
+  std::vector<double> abs_log;
+  std::vector<double> a_sum;
+  std::vector<double> log_bound;
+  FactorLogSpectrum spectrum;                 // the factor being added
+  std::vector<std::complex<double>> product;  // z''_k
+  std::vector<double> inverse;
+  // FactorTransform (pld_spectrum.cc): the rest's transform, its bounds and the direct bins.
+  std::vector<double> dense;  // the light masses on the n points
+  std::vector<std::complex<double>> transform;
+  std::vector<double> error;
+  std::vector<bool> direct;
+  std::vector<std::complex<double>> direct_value;
+};
+CompositionScratch& ThreadScratch();
+
+class ScratchHold {
+ public:
+  ScratchHold();
+  ~ScratchHold();
+  ScratchHold(const ScratchHold&) = delete;
+  ScratchHold& operator=(const ScratchHold&) = delete;
+};
+
+class ScratchRelease {
+ public:
+  ScratchRelease() = default;
+  ~ScratchRelease();
+  ScratchRelease(const ScratchRelease&) = delete;
+  ScratchRelease& operator=(const ScratchRelease&) = delete;
+};
+
 // One direction's composed PLD with every term of its δ bound (pld.md §6).
 // With tilt λ > 0 (pld.md §6b) the window holds the composition of the tilted masses
 // m·e^{λl}/M(λ): the composition itself at loss l is the window's value times

@@ -167,7 +167,7 @@ class FactorTransform {
     // sum to nearest is within f·u of them.
     const double most_folded = std::ceil(
         static_cast<double>(pld_.index.back() - pld_.index.front() + 1) / static_cast<double>(n_));
-    thread_local std::vector<double> y;
+    std::vector<double>& y = ThreadScratch().dense;
     y.assign(n_, 0.0);
     for (std::size_t i = 0; i < masses; ++i) {
       if (!not_light[i]) y[offsets_[i]] += pld_.mass[i];
@@ -305,22 +305,11 @@ class FactorTransform {
   double total_ = 0;  // S**
   double rest_hi_ = 0;
   double rest_lo_ = 0;
-  // Per-bin storage, kept by the thread from one factor to the next (no fresh pages each time).
-  struct Buffers {
-    std::vector<Complex> transform;  // R'_k
-    std::vector<double> error;       // ≥ |R'_k − R_k|
-    std::vector<bool> direct;
-    std::vector<Complex> direct_value;
-  };
-  static Buffers& ThreadBuffers() {
-    thread_local Buffers buffers;
-    return buffers;
-  }
-  Buffers& buffers_ = ThreadBuffers();
-  std::vector<Complex>& transform_ = buffers_.transform;
-  std::vector<double>& error_ = buffers_.error;
-  std::vector<bool>& direct_ = buffers_.direct;
-  std::vector<Complex>& direct_value_ = buffers_.direct_value;
+  CompositionScratch& scratch_ = ThreadScratch();
+  std::vector<Complex>& transform_ = scratch_.transform;  // R'_k
+  std::vector<double>& error_ = scratch_.error;           // ≥ |R'_k − R_k|
+  std::vector<bool>& direct_ = scratch_.direct;
+  std::vector<Complex>& direct_value_ = scratch_.direct_value;
 };
 
 }  // namespace
