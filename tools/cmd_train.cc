@@ -167,6 +167,13 @@ trees::Dataset LoadTrainingData(const TrainArgs& args, const trees::Schema& sche
 
 int TrainOnRanks(const TrainArgs& args, std::ostream& out, TrainRanks& ranks);
 
+// A failing rank's error as one line in one write: std::cerr writes each insertion at once, and
+// mpirun's abort banner could otherwise land inside the line.
+void ReportRankError(int rank, const char* what) {
+  const std::string line = "rdpkit: error: (rank " + std::to_string(rank) + ") " + what + "\n";
+  std::cerr << line << std::flush;
+}
+
 }  // namespace
 
 int RunTrain(const TrainArgs& args, std::ostream& out) {
@@ -176,10 +183,10 @@ int RunTrain(const TrainArgs& args, std::ostream& out) {
   try {
     return TrainOnRanks(args, out, ranks);
   } catch (const InvalidArgument& error) {
-    std::cerr << "rdpkit: error: (rank " << ranks.rank() << ") " << error.what() << "\n";
+    ReportRankError(ranks.rank(), error.what());
     ranks.AbortOthers(2);
   } catch (const std::exception& error) {
-    std::cerr << "rdpkit: error: (rank " << ranks.rank() << ") " << error.what() << "\n";
+    ReportRankError(ranks.rank(), error.what());
     ranks.AbortOthers(1);
   }
   return 1;
