@@ -153,11 +153,9 @@ double EpsilonUpper(const std::vector<DirectionPld>& directions, double delta) {
   const auto passes = [&](double epsilon) { return DeltaUpper(directions, epsilon) <= delta; };
   // The approximate curves: per direction, the grid index where they first pass, and the cell
   // sums that give a closed-form ε inside a cell.
-  std::vector<ApproximateCurve> curves;
   double guess = 0;  // δ_up is the largest of the directions': all of them must pass
   for (const DirectionPld& d : directions) {
-    curves.emplace_back(d);
-    ApproximateCurve& c = curves.back();
+    ApproximateCurve c(d);
     const std::size_t n = d.window.values.size();
     double k = static_cast<double>(d.window.first) + static_cast<double>(n);
     for (std::size_t i = n; i-- > 0;) {

@@ -92,16 +92,11 @@ Window ChernoffWindow(const std::vector<SparsePld>& plds, const std::vector<std:
   // with a million cells is not summed for every λ), a coarse summary (blocks at least
   // 1/kSummaryBlocks of a factor's range) finds the λ near the best, and the fine one decides
   // among the λ within 2^{±1} of those.
-  std::vector<Summary> coarse;
+  const auto max_width = [&](std::size_t j) {
+    return 1e-4 * std::sqrt(variance) / static_cast<double>(counts[j]);
+  };
   std::vector<Summary> fine;
-  for (std::size_t j = 0; j < plds.size(); ++j) {
-    const SparsePld& pld = plds[j];
-    const double range =
-        pld.index.empty() ? 0 : static_cast<double>(pld.index.back() - pld.index.front()) * h;
-    const double max_width = 1e-4 * std::sqrt(variance) / static_cast<double>(counts[j]);
-    fine.push_back(Summarize(pld, h, max_width));
-    coarse.push_back(Summarize(pld, h, std::max(max_width, range / kSummaryBlocks)));
-  }
+  for (std::size_t j = 0; j < plds.size(); ++j) fine.push_back(Summarize(plds[j], h, max_width(j)));
   const auto log_moment = [&](const std::vector<Summary>& summaries, double lambda) {
     double sum = 0;
     for (std::size_t j = 0; j < summaries.size(); ++j) {
@@ -170,6 +165,13 @@ Window ChernoffWindow(const std::vector<SparsePld>& plds, const std::vector<std:
   std::size_t blocks = 0;
   for (const Summary& summary : fine) blocks += summary.mass.size();
   if (blocks <= kFullScanBlocks) return search(fine, Lambdas()).window;
+  std::vector<Summary> coarse;
+  for (std::size_t j = 0; j < plds.size(); ++j) {
+    const SparsePld& pld = plds[j];
+    const double range =
+        pld.index.empty() ? 0 : static_cast<double>(pld.index.back() - pld.index.front()) * h;
+    coarse.push_back(Summarize(pld, h, std::max(max_width(j), range / kSummaryBlocks)));
+  }
   const Found rough = search(coarse, Lambdas());
   std::vector<double> near;
   for (const double centre : {rough.window.lambda_top, rough.lambda_bottom}) {
