@@ -316,7 +316,7 @@ class Solver {
   }
 
   // Tests the values `half_width` (relative) either side of `aim`, the safe side first and the
-  // other only where that one was safe.
+  // other only where that one was safe and not Tight.
   void TestPair(double aim, double half_width, std::optional<Probe>& safe,
                 std::optional<Probe>& unsafe, std::optional<Probe>& latest) {
     const double safe_side = Toward(aim, 1 + half_width, /*safe_side=*/true);
@@ -326,6 +326,7 @@ class Solver {
       return;
     }
     safe = latest = Probe{safe_side, last_epsilon_};
+    if (Tight(*safe)) return;
     if (Test(unsafe_side)) {
       safe = latest = Probe{unsafe_side, last_epsilon_};
     } else {
@@ -345,6 +346,7 @@ class Solver {
     std::optional<Probe> latest;
     if (last_bracket_ && !problem_.integer) {
       Land(safe, unsafe, latest);
+      if (safe && Tight(*safe)) return true;
       if (latest && !(safe && unsafe)) {
         // The pair fell on one side (the coarser grid's shift from the reported one was not the
         // estimate): a second pair, aimed from its last probe along the coarse slope.
@@ -353,6 +355,7 @@ class Solver {
         if (factor > 0) {
           TestPair(Toward(latest->value, factor, /*safe_side=*/!safe), kLandingHalfWidth, safe,
                    unsafe, latest);
+          if (safe && Tight(*safe)) return true;
         }
       }
     }
@@ -405,6 +408,7 @@ class Solver {
     }
     const double slope = std::log(b.epsilon / a.epsilon) / std::log(b.value / a.value);
     if (!(std::abs(slope) > 1e-3)) return;
+    landing_slope_ = slope;
     // Secant root in (log value, log ε), and the coarser grid's ε there.
     const double root = a.value * std::exp(std::log(target_ / a.epsilon) / slope);
     const int log2_points = std::max(10, options_.pld_log2_points - 1);
@@ -429,6 +433,17 @@ class Solver {
     const double reach = std::max(hi - lo, kCoarseTolerance * hi);
     if (!(aim > lo - reach && aim < hi + reach) || !(aim > Floor())) return;
     TestPair(aim, kLandingHalfWidth, safe, unsafe, latest);
+  }
+
+  // A safe probe of the reported grid whose ε lies below the target by less than
+  // kRefineTolerance·min(1, |slope|) (relative; the coarse bracket's slope of log ε against log
+  // value, as Land aims with) ends the search: along that slope the boundary is within
+  // kRefineTolerance (relative) of its value, as the bracket a second probe would close shows,
+  // and its ε wastes less than kRefineTolerance of the target. A heuristic of tightness only:
+  // the value is safe either way (Test, certified).
+  bool Tight(const Probe& safe) const {
+    const double slack = kRefineTolerance * std::min(1.0, std::abs(landing_slope_));
+    return landing_slope_ != 0 && safe.epsilon <= target_ && safe.epsilon >= target_ * (1 - slack);
   }
 
   std::string Domain() const {
@@ -555,6 +570,7 @@ class Solver {
   bool have_safe_ = false;
   std::optional<std::pair<Probe, Probe>> last_bracket_;  // the last Bisect's (safe, unsafe)
   std::optional<PldOptions> probe_grid_;  // set: Test asks PLD on this grid alone (Approach)
+  double landing_slope_ = 0;  // Land's slope of log ε against log value; 0: none (Tight)
 };
 
 }  // namespace
