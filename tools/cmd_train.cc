@@ -117,10 +117,15 @@ nlohmann::json ConfigJson(const TrainArgs& args) {
 void RegressionLabelNote(const trees::Schema& schema, const trees::TrainerConfig& config,
                          const nlohmann::json& log, std::ostream& err) {
   if (schema.label) {
+    // initial_score.adapt_gradient_clip: the g* the trees were grown with (the model's config).
+    const double clip = log.value("gradient_clip", config.gradient_clip);
     err << "rdpkit train: labels scaled from the schema's label bounds [" << schema.label->min
-        << ", " << schema.label->max << "] to [-1, 1] (gradient_clip " << config.gradient_clip
-        << " = " << config.gradient_clip * (schema.label->max / 2 - schema.label->min / 2)
-        << " in label units); " << log.value("labels_clipped", 0) << " labels outside were clipped"
+        << ", " << schema.label->max << "] to [-1, 1] (gradient_clip " << clip << " = "
+        << clip * (schema.label->max / 2 - schema.label->min / 2) << " in label units"
+        << (log.contains("gradient_clip")
+                ? ", adapted from " + FormatNumber(config.gradient_clip) + " by the noisy mean"
+                : std::string())
+        << "); " << log.value("labels_clipped", 0) << " labels outside were clipped"
         << " (NOT differentially private)\n";
   } else {
     err << "rdpkit train: warning: the schema has no public label bounds (\"label\": {\"min\": "

@@ -70,6 +70,15 @@ TEST(AutoSettings, SubsamplesRegressionAndLargeClassificationRuns) {
   expect_subsampled(AutoSettings(Facts(10000, 11, Task::kBinary, 0.5), {}), 0.25, true);
   expect_subsampled(AutoSettings(Facts(300, 10, Task::kRegression, 0.5), {}), 1.0, true);
   expect_subsampled(AutoSettings(Facts(50000, 10, Task::kMulticlass, 0.5), {}), 0.25, false);
+  // Regression adapts g* to the noisy mean where the label bounds are public (the rule bounds
+  // residuals of labels scaled into [-1, 1]); binary keeps its fixed g* = |σ(0) − y|.
+  PublicFacts bounded = Facts(300, 10, Task::kRegression, 0.5);
+  bounded.label_bounds = true;
+  EXPECT_EQ(AutoSettings(bounded, {})["initial_score"]["adapt_gradient_clip"], true);
+  EXPECT_FALSE(AutoSettings(Facts(300, 10, Task::kRegression, 0.5), {})["initial_score"].contains(
+      "adapt_gradient_clip"));
+  EXPECT_FALSE(AutoSettings(Facts(10000, 11, Task::kBinary, 0.5), {})["initial_score"].contains(
+      "adapt_gradient_clip"));
   // A non-private baseline (ε = ∞) is not subsampled and gets no initial score.
   const json baseline =
       AutoSettings(Facts(300, 10, Task::kRegression, std::numeric_limits<double>::infinity()),

@@ -71,6 +71,11 @@ json SubsampledSettings(const PublicFacts& facts) {
   // No initial score for multiclass (refused there: its base margins are public, softmax.h).
   if (facts.task != Task::kMulticlass) {
     s["initial_score"] = {{"epsilon_share", 0.1}, {"label_clip", 1.0}};
+    // Regression with public label bounds: g* follows the noisy mean's distance from the nearer
+    // bound (labels concentrated near a bound have small residuals; docs/trees_auto.md).
+    if (facts.task == Task::kRegression && facts.label_bounds) {
+      s["initial_score"]["adapt_gradient_clip"] = true;
+    }
   }
   return s;
 }
@@ -130,6 +135,7 @@ PublicFacts PublicFactsOf(const json& config, const Schema& schema, std::size_t 
   facts.n_features = static_cast<int>(schema.features.size());
   facts.task = schema.task;
   facts.n_classes = schema.task == Task::kMulticlass ? schema.n_classes : 0;
+  facts.label_bounds = schema.label.has_value();
   facts.epsilon = std::numeric_limits<double>::infinity();
   facts.delta = DefaultDelta(n_rows);
   const auto privacy = config.find("privacy");

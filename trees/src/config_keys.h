@@ -300,6 +300,10 @@ void DeclareNoiseKeys(Visitor& v, Config& c) {
                   {.range = Open(0, 1), .what = "share of ε spent on it"});
             v.Key("initial_score.label_clip", s.label_clip,
                   {.range = Open(0, kInf), .what = "m*, labels clipped to [−m*, m*]"});
+            v.Key("initial_score.adapt_gradient_clip", s.adapt_gradient_clip,
+                  {.what = "regression: g* becomes min(g*, 2·d̂), d̂ the noisy mean's distance "
+                           "from the nearer clip plus its noise's standard deviation",
+                   .write_default = false});
           });
   v.Group(
       "privacy", c.privacy,
@@ -325,6 +329,19 @@ void DeclareNoiseKeys(Visitor& v, Config& c) {
       throw InvalidArgument("privacy",
                             "missing: give {\"epsilon\": ..., \"delta\": ...} (or "
                             "\"non_private\": true for a baseline without any noise)");
+    }
+    if (c.initial_score && c.initial_score->adapt_gradient_clip &&
+        (c.objective != Objective::kRegSquaredError || c.leaf_update == LeafUpdate::kAveraging)) {
+      throw InvalidArgument("initial_score.adapt_gradient_clip",
+                            "= true needs objective reg:squarederror and leaf_update newton or "
+                            "gradient (it bounds regression residuals); give false or leave it "
+                            "out");
+    }
+    if (c.initial_score && c.initial_score->adapt_gradient_clip &&
+        c.initial_score->label_clip < 1) {
+      throw InvalidArgument("initial_score.label_clip", FormatNumber(c.initial_score->label_clip),
+                            "[1, inf) with adapt_gradient_clip (the rule needs every scaled "
+                            "label, in [-1, 1], inside the clipped range)");
     }
     if (c.non_private && c.initial_score) {
       throw InvalidArgument("initial_score", "is a private release; not used with non_private");

@@ -100,8 +100,9 @@ const std::uint8_t* CheckLabels(const Dataset& data, bool binary, std::vector<st
   return binary ? own.data() : nullptr;
 }
 
-double PrivateInitialScore(const std::vector<double>& labels, const std::uint8_t* binary_labels,
-                           std::size_t n, double clip, QueryPlan& plan) {
+InitialScoreRelease PrivateInitialScore(const std::vector<double>& labels,
+                                        const std::uint8_t* binary_labels, std::size_t n,
+                                        double clip, QueryPlan& plan) {
   const bool binary = binary_labels != nullptr;
   double sum = 0;
   if (binary) {
@@ -113,9 +114,51 @@ double PrivateInitialScore(const std::vector<double>& labels, const std::uint8_t
   }
   const auto [noisy_count, noisy_sum] = plan.ReleaseInitialScore(static_cast<double>(n), sum);
   const double mean = noisy_sum / std::max(noisy_count, 1.0);
-  if (!binary) return std::clamp(mean, -clip, clip);
+  if (!binary) return {std::clamp(mean, -clip, clip), noisy_count, noisy_sum};
   const double p = std::clamp(mean / std::min(clip, 1.0), 1e-3, 1 - 1e-3);
-  return std::log(p / (1 - p));  // S-BDT Alg. 3 line 9: logit of the mean
+  return {std::log(p / (1 - p)), noisy_count, noisy_sum};  // S-BDT Alg. 3 line 9: logit
+}
+
+double AdaptedGradientClip(const InitialScoreRelease& release, double label_clip,
+                           std::pair<double, double> noise_scales, double gradient_clip) {
+  const double count = std::max(release.noisy_count, 1.0);
+  const double mean = std::clamp(release.noisy_sum / count, -label_clip, label_clip);
+  const auto [count_scale, sum_scale] = noise_scales;
+  // Laplace(b) has variance 2b²; m̃ = S̃/ñ to first order (the delta method).
+  const double noise_sd =
+      std::sqrt(2 * (sum_scale * sum_scale + mean * mean * count_scale * count_scale)) / count;
+  // Markov on y + m* ≥ 0 (or m* − y): with mean distance d from the nearer clip, at most a third
+  // of the labels lie beyond 3d from it, so residuals from the mean stay within 2d for two thirds
+  // or more of the rows (docs/trees_training.md, "Adapted gradient clip").
+  const double distance = label_clip - std::abs(mean) + noise_sd;
+  return std::min(gradient_clip, 2 * distance);
+}
+
+double ReleaseInitialScore(const std::vector<double>& labels, const std::uint8_t* binary_labels,
+                           std::size_t n, TrainerConfig& config, QueryPlan& plan) {
+  const TrainerConfig::InitialScore& initial = *config.initial_score;
+  const InitialScoreRelease release =
+      PrivateInitialScore(labels, binary_labels, n, initial.label_clip, plan);
+  if (initial.adapt_gradient_clip) {
+    // Post-processing of the release; the plan checks that the event stays the same.
+    config.gradient_clip = AdaptedGradientClip(
+        release, initial.label_clip, plan.InitialScoreNoiseScales(), config.gradient_clip);
+    plan.AdaptGradientClip(config.gradient_clip);
+  }
+  return release.score;
+}
+
+std::optional<double> AdaptedClipOf(const TrainerConfig& config) {
+  if (!config.initial_score || !config.initial_score->adapt_gradient_clip) return std::nullopt;
+  return config.gradient_clip;
+}
+
+void RequireLabelBoundsToAdaptClip(const TrainerConfig& config, const Schema& schema) {
+  if (!AdaptedClipOf(config) || schema.label) return;
+  // The rule bounds residuals of labels that lie within the clipped range (scaled, [−1, 1]).
+  throw InvalidArgument("initial_score.adapt_gradient_clip",
+                        "= true needs public label bounds in the schema (\"label\": {\"min\": "
+                        "..., \"max\": ...}); give them or leave the key out");
 }
 
 }  // namespace rdpkit::trees::internal

@@ -10,9 +10,11 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "query_plan.h"
+#include "rdpkit/trees/config.h"
 #include "rdpkit/trees/data.h"
 #include "rdpkit/trees/model.h"
 
@@ -56,8 +58,30 @@ const std::uint8_t* CheckLabels(const Dataset& data, bool binary, std::vector<st
 // of the initial-score budget); binary: the logit of that mean.
 // labels: regression labels (binary_labels null) or, with binary_labels (0/1 bytes, n of them),
 // nothing.
-double PrivateInitialScore(const std::vector<double>& labels, const std::uint8_t* binary_labels,
-                           std::size_t n, double clip, QueryPlan& plan);
+struct InitialScoreRelease {
+  double score;        // the base margin
+  double noisy_count;  // ñ
+  double noisy_sum;    // S̃, of the labels clipped to [−clip, clip] (binary [0, min(clip, 1)])
+};
+InitialScoreRelease PrivateInitialScore(const std::vector<double>& labels,
+                                        const std::uint8_t* binary_labels, std::size_t n,
+                                        double clip, QueryPlan& plan);
+
+// The run's initial score (config.initial_score given): PrivateInitialScore and, with
+// adapt_gradient_clip, config.gradient_clip and the plan's mechanisms set to AdaptedGradientClip.
+double ReleaseInitialScore(const std::vector<double>& labels, const std::uint8_t* binary_labels,
+                           std::size_t n, TrainerConfig& config, QueryPlan& plan);
+// The adapted g* of a config with adapt_gradient_clip (after ReleaseInitialScore), else nullopt.
+std::optional<double> AdaptedClipOf(const TrainerConfig& config);
+// InvalidArgument naming initial_score.adapt_gradient_clip where it is set without label bounds.
+void RequireLabelBoundsToAdaptClip(const TrainerConfig& config, const Schema& schema);
+
+// initial_score.adapt_gradient_clip (docs/trees_training.md, "Adapted gradient clip"): for
+// regression labels clipped to [−m*, m*], min(g*, 2·d̂) with d̂ = max(0, m* − |m̃|) + sd(m̃),
+// m̃ = S̃/max(ñ, 1) and sd(m̃) = √2·√(b_S² + m̃²·b_n²)/max(ñ, 1) from the Laplace scales
+// (b_n, b_S). Post-processing of the release.
+double AdaptedGradientClip(const InitialScoreRelease& release, double label_clip,
+                           std::pair<double, double> noise_scales, double gradient_clip);
 
 }  // namespace rdpkit::trees::internal
 

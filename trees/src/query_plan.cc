@@ -161,6 +161,7 @@ QueryPlan::QueryPlan(const TrainerConfig& config, QuerySchedule schedule, double
       noisy_(noise_multiplier > 0),
       noise_multiplier_(noise_multiplier),
       sensitivities_(StatisticSensitivities(config, schedule_.classes)),
+      leaf_noise_weights_(config.leaf_noise_weights),
       rng_(rng),
       noise_log_(noise_log) {
   released_.exponential_splits = schedule_.exponential_splits;
@@ -170,14 +171,29 @@ QueryPlan::QueryPlan(const TrainerConfig& config, QuerySchedule schedule, double
     RDPKIT_CHECK(!schedule_.initial_score);
     return;
   }
-  const double sigma = noise_multiplier;
+  BuildStatisticMechanisms();
+  if (schedule_.initial_score) {
+    // S-BDT §6.2 / Alg. 3: a noisy count and a noisy sum of clipped labels, each a Laplace release
+    // with half of the initial-score budget (noise multiplier 1/(ε_init/2)). L1 sensitivities: 1
+    // for the count, the label bound for the sum (binary: min(m*, 1)).
+    const double initial_epsilon = config.initial_score->epsilon_share * config.privacy->epsilon;
+    const double laplace_multiplier = 2 / initial_epsilon;
+    const bool binary = TaskOfObjective(config.objective) == Task::kBinary;
+    const double clip = config.initial_score->label_clip;
+    initial_count_.emplace(1, laplace_multiplier);
+    initial_sum_.emplace(binary ? std::min(clip, 1.0) : clip, laplace_multiplier);
+  }
+}
+
+void QueryPlan::BuildStatisticMechanisms() {
+  const double sigma = noise_multiplier_;
   const Sensitivities& s = sensitivities_;
-  if (config.leaf_noise_weights.empty()) {
+  if (leaf_noise_weights_.empty()) {
     // Spherical Gaussian on (a, b): L2 sensitivity √(s_a² + s_b²) (Maddock §4.2: √17/4 for BCE).
     pair_gaussian_.emplace(s.pair(), sigma);
   } else {
     // S-BDT §5.2: coordinates ordered (Hessian, gradient) like the weights [r1, r2].
-    pair_balanced_.emplace(std::vector<double>{s.b, s.a}, sigma, config.leaf_noise_weights);
+    pair_balanced_.emplace(std::vector<double>{s.b, s.a}, sigma, leaf_noise_weights_);
   }
   // Iterative Hessian: each record in one bin of a feature's histogram, sensitivity s_b.
   hessian_gaussian_.emplace(s.b, sigma);
@@ -191,17 +207,23 @@ QueryPlan::QueryPlan(const TrainerConfig& config, QuerySchedule schedule, double
     exponential_epsilon_ = ExponentialEpsilon(counts, sigma);
     exponential_.emplace(exponential_epsilon_, 3 * s.a * s.a);
   }
-  if (schedule_.initial_score) {
-    // S-BDT §6.2 / Alg. 3: a noisy count and a noisy sum of clipped labels, each a Laplace release
-    // with half of the initial-score budget (noise multiplier 1/(ε_init/2)). L1 sensitivities: 1
-    // for the count, the label bound for the sum (binary: min(m*, 1)).
-    const double initial_epsilon = config.initial_score->epsilon_share * config.privacy->epsilon;
-    const double laplace_multiplier = 2 / initial_epsilon;
-    const bool binary = TaskOfObjective(config.objective) == Task::kBinary;
-    const double clip = config.initial_score->label_clip;
-    initial_count_.emplace(1, laplace_multiplier);
-    initial_sum_.emplace(binary ? std::min(clip, 1.0) : clip, laplace_multiplier);
-  }
+}
+
+std::pair<double, double> QueryPlan::InitialScoreNoiseScales() const {
+  RDPKIT_CHECK(initial_count_ && initial_sum_);
+  return {initial_count_->scale(), initial_sum_->scale()};
+}
+
+void QueryPlan::AdaptGradientClip(double gradient_clip) {
+  RDPKIT_CHECK(noisy_ && next_tree_ == 0 && !tree_open_);
+  RDPKIT_CHECK(gradient_clip > 0 && std::isfinite(gradient_clip));
+  // Share mechanisms are built once from the sensitivities (initial scores are refused there).
+  RDPKIT_CHECK(!distributed_ || !distributed_->shares());
+  const std::string before = ScheduledEvent().ToJson().dump();
+  sensitivities_.a = gradient_clip;
+  BuildStatisticMechanisms();
+  // Every statistic's noise is σ times its own sensitivity: the event is σ's alone.
+  RDPKIT_CHECK(ScheduledEvent().ToJson().dump() == before);
 }
 
 QueryPlan::~QueryPlan() = default;

@@ -120,6 +120,11 @@ class QueryPlan {
 
   // The initial score's noisy count and noisy sum of clipped labels (once, before any tree).
   std::pair<double, double> ReleaseInitialScore(double count, double label_sum);
+  // The Laplace scales b of that count's and that sum's noise.
+  std::pair<double, double> InitialScoreNoiseScales() const;
+  // A new g* (> 0) before any tree (initial_score.adapt_gradient_clip): the statistics' mechanisms
+  // take the new gradient sensitivity at the same σ, so the event is unchanged (checked).
+  void AdaptGradientClip(double gradient_clip);
   // One query: noise on both statistics of every cell first[g·stride + c], g < groups,
   // c < width (empty cells too), in that order.
   void ReleaseSums(Release release, Pair* first, std::size_t groups, std::size_t stride,
@@ -148,12 +153,16 @@ class QueryPlan {
   void Count(Release release);
   void Log(Release release, int coordinate, double exact, double noisy);
   void AddNoise(Release release, Pair& cell);
+  // The mechanisms of the (a, b) statistics and of the exponential splits, from σ, the
+  // sensitivities and the leaf noise weights (one place for their noise scales).
+  void BuildStatisticMechanisms();
 
   QuerySchedule schedule_;
   double sampling_probability_;
   bool noisy_;
   double noise_multiplier_;
   Sensitivities sensitivities_;
+  std::vector<double> leaf_noise_weights_;  // empty: spherical noise
   mechanisms::Random* rng_;
   std::vector<NoiseRecord>* noise_log_;
 

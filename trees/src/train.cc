@@ -105,7 +105,7 @@ class Trainer final : public internal::GrowContext {
   Tree ToModelTree(const HeapTree& tree) const;
 
   const Dataset& data_;
-  const TrainerConfig& config_;
+  TrainerConfig config_;  // as given, but for an adapted g* (label_bounds.h), which the model holds
   const TrainOptions& options_;
   std::size_t n_;
   std::size_t n_total_;     // rows of every rank (n_ in one process)
@@ -170,6 +170,7 @@ void Trainer::ValidateData() {
     throw InvalidArgument("feature_interaction.k", std::to_string(config_.feature_interaction.k),
                           "[1, n_features = " + std::to_string(m_) + "]");
   }
+  internal::RequireLabelBoundsToAdaptClip(config_, data_.schema);
   if (config_.renyi_filter) {
     // S-BDT §6.5–6.6 covers random trees whose only data access is the leaf query.
     const bool leaf_only = config_.split_method == SplitMethod::kTotallyRandom &&
@@ -202,8 +203,10 @@ void Trainer::ShareRowCounts() {
 
 double Trainer::InitialScore() {
   if (!config_.initial_score) return 0;
-  return internal::PrivateInitialScore(labels_->values(), binary_labels_, n_,
-                                       config_.initial_score->label_clip, *plan_);
+  const double score =
+      internal::ReleaseInitialScore(labels_->values(), binary_labels_, n_, config_, *plan_);
+  privacy_.sensitivities = plan_->sensitivities();  // g* may have been adapted
+  return score;
 }
 
 void Trainer::ApplyFilter() {
@@ -530,7 +533,7 @@ Model Trainer::Run() {
   model.objective = config_.objective;
   model.base_score = base_score;
   model.feature_names = data_.feature_names;
-  model.config = config_.ToJson();
+  model.config = config_.ToJson();  // with the adapted g*, if any (the same run again)
   model.n_classes = data_.schema.n_classes;
   model.classes = data_.schema.classes;
   model.trees.reserve(static_cast<std::size_t>(config_.n_estimators));
@@ -571,7 +574,8 @@ Model Trainer::Run() {
   internal::RunFacts facts{.noisy = noisy_,
                            .exponential_selections = plan_->exponential_selections(),
                            .labels_scaled = labels_->scaled(),
-                           .labels_clipped = labels_->clipped()};
+                           .labels_clipped = labels_->clipped(),
+                           .adapted_gradient_clip = internal::AdaptedClipOf(config_)};
   if (filter_) {
     facts.filter_rounds = filter_->rounds();
     facts.records_sitting_out = filtered_out_;

@@ -21,6 +21,7 @@ nlohmann::json TrainingLog(const Dataset& data, const TrainerConfig& config,
       report["exponential_selections"] = facts.exponential_selections;
     }
     if (config.initial_score) report["initial_score_epsilon"] = privacy.initial_score_epsilon;
+    if (facts.adapted_gradient_clip) report["gradient_clip"] = *facts.adapted_gradient_clip;
     report["delta_source"] = privacy.delta_from_n ? DefaultDeltaSource() : "config";
   }
   if (facts.filter_rounds) {

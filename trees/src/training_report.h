@@ -26,6 +26,8 @@ struct RunFacts {
   // Regression with label bounds: whether the labels were scaled, and how many lay outside.
   bool labels_scaled = false;
   std::uint64_t labels_clipped = 0;
+  // initial_score.adapt_gradient_clip: the g* the trees were grown with.
+  std::optional<double> adapted_gradient_clip;
 };
 
 // The training log (NOT differentially private): rows, clipped values, queries, sensitivities,

@@ -22,7 +22,8 @@ struct PublicFacts {
   Task task = Task::kBinary;
   int n_classes = 0;  // K for multiclass, else 0
   double epsilon = 1;
-  double delta = 0;  // the config's δ, or DefaultDelta(n)
+  double delta = 0;           // the config's δ, or DefaultDelta(n)
+  bool label_bounds = false;  // regression: the schema's public label bounds are given
 };
 
 // The facts of a run: the schema's task, K and m, n rows, and the config's privacy target (δ:
