@@ -14,6 +14,9 @@ Random(split), its first 70 % to training; regression and multiclass: the same b
 
   auto     `rdpkit train` with only `privacy` given: the auto rule chooses everything else
   static   the same with "defaults": "static" (the fixed defaults of the key table)
+  auto-fixed-clip  (regression; not in the default list) auto with the initial score given
+           without adapt_gradient_clip, so g* stays 0.5: what the adapted clip changes
+  auto-dK  (not in the default list) auto with max_depth K given: the depth table
   sbdt     S-BDT's code with S-BDT's setting (bench/parity.py; needs --sbdt DIR)
   maddock  Maddock et al.'s DP-TR, their best published setting (needs --maddock DIR)
 
@@ -84,7 +87,42 @@ def rdpkit_config(method, eps, delta, split):
               "seed": split + 1}
     if method == "static":
         config["defaults"] = "static"
+    if method == "auto-fixed-clip":  # the rule's initial score, g* not adapted
+        config["initial_score"] = {"epsilon_share": 0.1, "label_clip": 1.0}
+    if method.startswith("auto-d"):
+        config["max_depth"] = int(method[len("auto-d"):])
     return config
+
+
+def depth_table(recs):
+    """Regression RMSE of the auto-dK runs (auto with max_depth K) per set and ε, and each
+    depth's regret (RMSE over the cell's best, in %) averaged over the cells."""
+    depths = sorted({r["method"] for r in recs if r["method"].startswith("auto-d")},
+                    key=lambda m: int(m[len("auto-d"):]))
+    if not depths:
+        return []
+    cells = sorted({(r["dataset"], r["epsilon"]) for r in recs if r["method"] in depths})
+    out = ["\nDepth of the auto settings' trees (regression, `auto-dK`: max_depth K given), test "
+           "RMSE, mean over the splits; regret: RMSE over the cell's best depth.\n",
+           "| dataset | n_train | ε | " + " | ".join(depths) + " |",
+           "| --- | ---: | --- |" + " ---: |" * len(depths)]
+    regret = {m: [] for m in depths}
+    for name, eps in cells:
+        means = {}
+        for m in depths:
+            v = [r["rmse"] for r in recs if (r["dataset"], r["epsilon"], r["method"]) ==
+                 (name, eps, m)]
+            means[m] = statistics.mean(v) if v else None
+        best = min(v for v in means.values() if v is not None)
+        for m, v in means.items():
+            if v is not None:
+                regret[m].append(100 * (v / best - 1))
+        n_train = next(r["n_train"] for r in recs if r["dataset"] == name)
+        out.append(f"| {name} | {n_train} | {eps:g} | " +
+                   " | ".join(f"{v:.4g}" if v is not None else "–" for v in means.values()) + " |")
+    out.append("| mean / max regret (%) | | | " + " | ".join(
+        f"{statistics.mean(regret[m]):.2f} / {max(regret[m]):.1f}" for m in depths) + " |")
+    return out
 
 
 def metric_of(task):
@@ -156,7 +194,7 @@ def cell(values, digits):
     return f"{fmt(mean)} ± {fsd(statistics.stdev(values))}{n}"
 
 
-def summarize(paths, peer_runs):
+def summarize(paths, peer_runs, tables_path="docs/trees_auto_results.md"):
     recs = []
     for path in paths:
         recs += [json.loads(line) for line in open(path)]
@@ -178,12 +216,17 @@ def summarize(paths, peer_runs):
         groups.setdefault(key, []).append(r.get(metric_of(r["task"])))
     sbdt_methods = list(SBDT_GRID)
     out = ["# Auto settings against S-BDT's and Maddock et al.'s own code: the tables\n",
-           "Written by `python3 bench/auto_compare.py --summarize bench/auto_compare_runs.jsonl "
-           "--tables docs/trees_auto_results.md` (the runs: `bench/auto_compare.py RDPKIT --sbdt "
+           "Written by `python3 bench/auto_compare.py --summarize " + " ".join(paths) +
+           ("" if peer_runs else " --peer-runs ''") + " --tables " + tables_path + "` (the runs: `bench/auto_compare.py RDPKIT --sbdt "
            "DIR`, protocol in its docstring and docs/trees_auto.md). Do not edit by hand.\n"]
+    # Sets beyond the shared ones (bench/extra_regression_sets.py) follow the shared ones.
+    extra = sorted({r["dataset"] for r in recs} - set(BINARY + REGRESSION + MULTICLASS))
+    regression = REGRESSION + [n for n in extra if any(r["dataset"] == n and
+                                                       r["task"] == "regression" for r in recs)]
     if recorded:
         out.append("Runs of " + ", ".join(sorted(recorded)) + " where this run has none: the "
                    "recorded runs of bench/parity_runs.jsonl (same splits and δ).\n")
+    binary_section = len(out)
     out.append("Binary sets, test AUC, mean ± sd over 5 splits (Maddock: 2). S-BDT best: the best "
                "mean of S-BDT's code over its settings run here (" + ", ".join(sbdt_methods) +
                "), chosen per cell on the test splits, so an optimistic peer. Target: the best of "
@@ -231,13 +274,15 @@ def summarize(paths, peer_runs):
                           if target is not None else "– | – | – | – |"))
     out.append(f"\nTarget met in {met} of {total} binary cells ({met_as_is} against S-BDT as is "
                "and Maddock).\n")
+    binary_section = (binary_section, len(out)) if total == 0 else None
     out.append("Regression sets, test RMSE in label units, mean ± sd over 5 splits. Target: below "
-               "S-BDT's RMSE (its best setting per cell).\n")
-    out.append("| dataset | ε | auto | static (old defaults) | non-private | S-BDT as is | "
-               "S-BDT best | auto / S-BDT best | met |")
-    out.append("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+               "S-BDT's RMSE (its best setting per cell). \"auto, g* fixed\": the auto settings "
+               "without initial_score.adapt_gradient_clip (g* = 0.5).\n")
+    out.append("| dataset | ε | auto | auto, g* fixed | static (old defaults) | non-private | "
+               "S-BDT as is | S-BDT best | auto / S-BDT best | met |")
+    out.append("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
     met = total = 0
-    for name in REGRESSION:
+    for name in regression:
         for eps in eps_list:
             auto = values(name, eps, "auto")
             if not auto:
@@ -249,12 +294,14 @@ def summarize(paths, peer_runs):
             total += ratio is not None
             best_text = f"{best:.4g} ({best_m})" if best is not None else "–"
             out.append(f"| {name} | {eps:g} | {cell(auto, 4)} | "
+                       f"{cell(values(name, eps, 'auto-fixed-clip'), 4)} | "
                        f"{cell(values(name, eps, 'static'), 4)} | "
                        f"{cell(values(name, eps, 'nonprivate'), 4)} | "
                        f"{cell(values(name, eps, 'sbdt'), 4)} | {best_text} | "
                        + (f"{ratio:.3f} | {'yes' if ok else '**no**'} |" if ratio
                           else "– | – |"))
     out.append(f"\nTarget met in {met} of {total} regression cells.\n")
+    multiclass_section = len(out)
     out.append("Multiclass (satellite_multiclass, K = 6), test accuracy (neither peer trains "
                "multiclass).\n")
     out.append("| dataset | ε | auto | static (old defaults) | non-private |")
@@ -265,12 +312,18 @@ def summarize(paths, peer_runs):
                 out.append(f"| {name} | {eps:g} | {cell(values(name, eps, 'auto'), 3)} | "
                            f"{cell(values(name, eps, 'static'), 3)} | "
                            f"{cell(values(name, eps, 'nonprivate'), 3)} |")
+    # Sections without runs (a summary of the extra regression sets) are left out.
+    if not any(values(name, eps, "auto") for name in MULTICLASS for eps in eps_list):
+        del out[multiclass_section:]
+    if binary_section:
+        del out[binary_section[0]:binary_section[1]]
+    out += depth_table(recs)
     out.append("\n`rdpkit train` whole-process seconds with the auto settings (wall, and the "
                "process's CPU in parentheses), median over the 5 runs of a data set and ε, on the "
                "shared 2-core machine while other jobs ran:\n")
     out.append("| dataset | n_train | ε = " + " | ε = ".join(f"{e:g}" for e in eps_list) + " |")
     out.append("| --- | ---: |" + " ---: |" * len(eps_list))
-    for name in BINARY + REGRESSION + MULTICLASS:
+    for name in BINARY + regression + MULTICLASS:
         rs = [r for r in recs if r["dataset"] == name and r["method"] == "auto"]
         if not rs:
             continue
@@ -302,7 +355,8 @@ def main():
         if not args.rdpkit:
             ap.error("RDPKIT (the rdpkit binary) is required unless --summarize is given")
         run(args)
-    tables = summarize(args.summarize or [args.out], args.peer_runs)
+    tables = summarize(args.summarize or [args.out], args.peer_runs,
+                       args.tables or "docs/trees_auto_results.md")
     print(tables)
     if args.tables:
         with open(args.tables, "w") as f:

@@ -57,18 +57,21 @@ TEST(AutoSettings, ChoosesManySmallStepsForClassificationBelowTenThousandRows) {
 }
 
 TEST(AutoSettings, SubsamplesRegressionAndLargeClassificationRuns) {
-  const auto expect_subsampled = [](const json& s, double hessian_clip, bool initial_score) {
+  const auto expect_subsampled = [](const json& s, double hessian_clip, bool initial_score,
+                                    int depth = 6) {
     EXPECT_EQ(s["subsample"], 0.1);
     EXPECT_EQ(s["leaf_noise_weights"], json({0.2, 0.8}));
     EXPECT_EQ(s["n_estimators"], 300);
     EXPECT_DOUBLE_EQ(s["learning_rate"].get<double>(), 0.1);
-    EXPECT_EQ(s["max_depth"], 6);
+    EXPECT_EQ(s["max_depth"], depth);
     EXPECT_EQ(s["split_scope"], "all");
     EXPECT_EQ(s["hessian_clip"], hessian_clip);
     EXPECT_EQ(s.contains("initial_score"), initial_score);
   };
   expect_subsampled(AutoSettings(Facts(10000, 11, Task::kBinary, 0.5), {}), 0.25, true);
-  expect_subsampled(AutoSettings(Facts(300, 10, Task::kRegression, 0.5), {}), 1.0, true);
+  // Regression below 10 000 rows (the only subsampled runs there) grows trees of depth 4.
+  expect_subsampled(AutoSettings(Facts(300, 10, Task::kRegression, 0.5), {}), 1.0, true, 4);
+  expect_subsampled(AutoSettings(Facts(10000, 10, Task::kRegression, 0.5), {}), 1.0, true, 6);
   expect_subsampled(AutoSettings(Facts(50000, 10, Task::kMulticlass, 0.5), {}), 0.25, false);
   // Regression adapts g* to the noisy mean where the label bounds are public (the rule bounds
   // residuals of labels scaled into [-1, 1]); binary keeps its fixed g* = |σ(0) − y|.
@@ -78,6 +81,13 @@ TEST(AutoSettings, SubsamplesRegressionAndLargeClassificationRuns) {
   EXPECT_FALSE(AutoSettings(Facts(300, 10, Task::kRegression, 0.5), {})["initial_score"].contains(
       "adapt_gradient_clip"));
   EXPECT_FALSE(AutoSettings(Facts(10000, 11, Task::kBinary, 0.5), {})["initial_score"].contains(
+      "adapt_gradient_clip"));
+  // With the averaging update g* clips the labels themselves: no adapted clip (it would be
+  // refused, naming a key the config did not give).
+  EXPECT_FALSE(AutoSettings(bounded, {{"leaf_update", "averaging"}})["initial_score"].contains(
+      "adapt_gradient_clip"));
+  // A given g* is kept as given.
+  EXPECT_FALSE(AutoSettings(bounded, {{"gradient_clip", 0.3}})["initial_score"].contains(
       "adapt_gradient_clip"));
   // A non-private baseline (ε = ∞) is not subsampled and gets no initial score.
   const json baseline =

@@ -61,7 +61,9 @@ json SubsampledSettings(const PublicFacts& facts) {
   s["n_estimators"] = kTrees;
   s["subsample"] = 0.1;
   s["leaf_noise_weights"] = {0.2, 0.8};
-  s["max_depth"] = 6;
+  // Below kSubsampleRows (only regression subsamples there) a tree samples ~γn < 1000 rows: depth
+  // 4 keeps more of them per leaf (docs/trees_auto.md: lower RMSE on all four such sets measured).
+  s["max_depth"] = facts.n_rows >= kSubsampleRows ? 6 : 4;
   s["reg_lambda"] = 15;
   s["feature_interaction"] = {{"method", "cyclical"}, {"k", 1}};
   s["split_scope"] = "all";
@@ -178,6 +180,13 @@ json AutoSettings(const PublicFacts& facts, const json& config) {
   // Noise shares over ranks take Gaussian releases only (docs/distributed.md): no initial score.
   const auto noise = given.find("distributed_noise");
   if (noise != given.end() && *noise == "shares") settings.erase("initial_score");
+  // The adapted clip bounds residuals: not with the averaging update, whose g* clips the labels,
+  // and not where the config gives g* (a given key wins).
+  const auto leaf = given.find("leaf_update");
+  if (settings.contains("initial_score") &&
+      ((leaf != given.end() && *leaf == "averaging") || given.contains("gradient_clip"))) {
+    settings["initial_score"].erase("adapt_gradient_clip");
+  }
   DropInapplicable(settings, given);
   return settings;
 }
