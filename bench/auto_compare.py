@@ -219,10 +219,14 @@ def summarize(paths, peer_runs, tables_path="docs/trees_auto_results.md"):
            "Written by `python3 bench/auto_compare.py --summarize " + " ".join(paths) +
            ("" if peer_runs else " --peer-runs ''") + " --tables " + tables_path + "` (the runs: `bench/auto_compare.py RDPKIT --sbdt "
            "DIR`, protocol in its docstring and docs/trees_auto.md). Do not edit by hand.\n"]
-    # Sets beyond the shared ones (bench/extra_regression_sets.py) follow the shared ones.
+    # Sets beyond the shared ones (bench/extra_sets.py) follow the shared ones.
     extra = sorted({r["dataset"] for r in recs} - set(BINARY + REGRESSION + MULTICLASS))
-    regression = REGRESSION + [n for n in extra if any(r["dataset"] == n and
-                                                       r["task"] == "regression" for r in recs)]
+
+    def with_extra(shared, task):
+        return shared + [n for n in extra if any(r["dataset"] == n and r["task"] == task
+                                                 for r in recs)]
+    binary = with_extra(BINARY, "binary")
+    regression = with_extra(REGRESSION, "regression")
     if recorded:
         out.append("Runs of " + ", ".join(sorted(recorded)) + " where this run has none: the "
                    "recorded runs of bench/parity_runs.jsonl (same splits and δ).\n")
@@ -248,7 +252,7 @@ def summarize(paths, peer_runs, tables_path="docs/trees_auto_results.md"):
         m = (min if lower_better else max)(means, key=means.get)
         return m, means[m]
 
-    for name in BINARY:
+    for name in binary:
         for eps in eps_list:
             auto = values(name, eps, "auto")
             if not auto:
@@ -323,7 +327,7 @@ def summarize(paths, peer_runs, tables_path="docs/trees_auto_results.md"):
                "shared 2-core machine while other jobs ran:\n")
     out.append("| dataset | n_train | ε = " + " | ε = ".join(f"{e:g}" for e in eps_list) + " |")
     out.append("| --- | ---: |" + " ---: |" * len(eps_list))
-    for name in BINARY + regression + MULTICLASS:
+    for name in binary + regression + MULTICLASS:
         rs = [r for r in recs if r["dataset"] == name and r["method"] == "auto"]
         if not rs:
             continue
