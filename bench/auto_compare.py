@@ -230,7 +230,8 @@ def summarize(paths, peer_runs, tables_path="docs/trees_auto_results.md"):
     if recorded:
         out.append("Runs of " + ", ".join(sorted(recorded)) + " where this run has none: the "
                    "recorded runs of bench/parity_runs.jsonl (same splits and δ).\n")
-    binary_section = len(out)
+    # A section without runs (a summary of the extra regression sets) is left out.
+    binary_start = len(out)
     out.append("Binary sets, test AUC, mean ± sd over 5 splits (Maddock: 2). S-BDT best: the best "
                "mean of S-BDT's code over its settings run here (" + ", ".join(sbdt_methods) +
                "), chosen per cell on the test splits, so an optimistic peer. Target: the best of "
@@ -278,7 +279,8 @@ def summarize(paths, peer_runs, tables_path="docs/trees_auto_results.md"):
                           if target is not None else "– | – | – | – |"))
     out.append(f"\nTarget met in {met} of {total} binary cells ({met_as_is} against S-BDT as is "
                "and Maddock).\n")
-    binary_section = (binary_section, len(out)) if total == 0 else None
+    if total == 0:
+        del out[binary_start:]
     out.append("Regression sets, test RMSE in label units, mean ± sd over 5 splits. Target: below "
                "S-BDT's RMSE (its best setting per cell). \"auto, g* fixed\": the auto settings "
                "without initial_score.adapt_gradient_clip (g* = 0.5).\n")
@@ -305,7 +307,7 @@ def summarize(paths, peer_runs, tables_path="docs/trees_auto_results.md"):
                        + (f"{ratio:.3f} | {'yes' if ok else '**no**'} |" if ratio
                           else "– | – |"))
     out.append(f"\nTarget met in {met} of {total} regression cells.\n")
-    multiclass_section = len(out)
+    multiclass_start = len(out)
     out.append("Multiclass (satellite_multiclass, K = 6), test accuracy (neither peer trains "
                "multiclass).\n")
     out.append("| dataset | ε | auto | static (old defaults) | non-private |")
@@ -316,11 +318,8 @@ def summarize(paths, peer_runs, tables_path="docs/trees_auto_results.md"):
                 out.append(f"| {name} | {eps:g} | {cell(values(name, eps, 'auto'), 3)} | "
                            f"{cell(values(name, eps, 'static'), 3)} | "
                            f"{cell(values(name, eps, 'nonprivate'), 3)} |")
-    # Sections without runs (a summary of the extra regression sets) are left out.
     if not any(values(name, eps, "auto") for name in MULTICLASS for eps in eps_list):
-        del out[multiclass_section:]
-    if binary_section:
-        del out[binary_section[0]:binary_section[1]]
+        del out[multiclass_start:]
     out += depth_table(recs)
     out.append("\n`rdpkit train` whole-process seconds with the auto settings (wall, and the "
                "process's CPU in parentheses), median over the 5 runs of a data set and ε, on the "

@@ -110,7 +110,7 @@ Window ChernoffWindow(const std::vector<SparsePld>& plds, const std::vector<std:
   // bottom). The top's (C(λ) − log β)/λ, C = Σ T log M convex, decreases then increases in λ (its
   // derivative has the sign of λC' − C + log β, whose derivative λC'' ≥ 0), and so does the
   // bottom's (log β − C(−λ))/λ negated: a descent finds their minima in a few λ (pld.md §5).
-  const double guess = std::sqrt(-2 * std::log(tail) / variance);
+  const double guess = std::sqrt(-2 * log_tail / variance);
   struct Found {
     Window window;
     double lambda_bottom;

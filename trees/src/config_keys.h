@@ -330,18 +330,18 @@ void DeclareNoiseKeys(Visitor& v, Config& c) {
                             "missing: give {\"epsilon\": ..., \"delta\": ...} (or "
                             "\"non_private\": true for a baseline without any noise)");
     }
-    if (c.initial_score && c.initial_score->adapt_gradient_clip &&
-        (c.objective != Objective::kRegSquaredError || c.leaf_update == LeafUpdate::kAveraging)) {
-      throw InvalidArgument("initial_score.adapt_gradient_clip",
-                            "= true needs objective reg:squarederror and leaf_update newton or "
-                            "gradient (it bounds regression residuals); give false or leave it "
-                            "out");
-    }
-    if (c.initial_score && c.initial_score->adapt_gradient_clip &&
-        c.initial_score->label_clip < 1) {
-      throw InvalidArgument("initial_score.label_clip", FormatNumber(c.initial_score->label_clip),
-                            "[1, inf) with adapt_gradient_clip (the rule needs every scaled "
-                            "label, in [-1, 1], inside the clipped range)");
+    if (c.initial_score && c.initial_score->adapt_gradient_clip) {
+      if (c.objective != Objective::kRegSquaredError || c.leaf_update == LeafUpdate::kAveraging) {
+        throw InvalidArgument("initial_score.adapt_gradient_clip",
+                              "= true needs objective reg:squarederror and leaf_update newton or "
+                              "gradient (it bounds regression residuals); give false or leave it "
+                              "out");
+      }
+      if (c.initial_score->label_clip < 1) {
+        throw InvalidArgument("initial_score.label_clip", FormatNumber(c.initial_score->label_clip),
+                              "[1, inf) with adapt_gradient_clip (the rule needs every scaled "
+                              "label, in [-1, 1], inside the clipped range)");
+      }
     }
     if (c.non_private && c.initial_score) {
       throw InvalidArgument("initial_score", "is a private release; not used with non_private");
