@@ -61,8 +61,11 @@ TEST(AutoSettings, SubsamplesRegressionAndLargeClassificationRuns) {
                                     int depth = 6) {
     EXPECT_EQ(s["subsample"], 0.1);
     EXPECT_EQ(s["leaf_noise_weights"], json({0.2, 0.8}));
-    EXPECT_EQ(s["n_estimators"], 300);
-    EXPECT_DOUBLE_EQ(s["learning_rate"].get<double>(), 0.1);
+    // Binary and regression: T = 2000 with T·η = 60 from 10 000 rows, 100 below (depth 4);
+    // multiclass (no initial score): 300 rounds, T·η = 30.
+    EXPECT_EQ(s["n_estimators"], initial_score ? 2000 : 300);
+    const double total_step = !initial_score ? 30 : depth == 4 ? 100 : 60;
+    EXPECT_DOUBLE_EQ(s["learning_rate"].get<double>(), total_step / s["n_estimators"].get<int>());
     EXPECT_EQ(s["max_depth"], depth);
     EXPECT_EQ(s["split_scope"], "all");
     EXPECT_EQ(s["hessian_clip"], hessian_clip);
@@ -107,9 +110,17 @@ TEST(AutoSettings, AGivenNumberOfTreesSetsTheLearningRate) {
   const json s = AutoSettings(facts, given);
   EXPECT_FALSE(s.contains("n_estimators"));                  // the config's own
   EXPECT_DOUBLE_EQ(s["learning_rate"].get<double>(), 0.15);  // T·η = 45 at ε = 1
-  // Subsampled (regression) and multiclass runs keep T·η = 30.
+  // Subsampled runs take T·η = 100 below 10 000 rows (regression) and 60 from there, multiclass
+  // runs T·η = 30.
+  const auto rate = [](const PublicFacts& f, int trees) {
+    return AutoSettings(f, {{"n_estimators", trees}})["learning_rate"].get<double>();
+  };
+  EXPECT_DOUBLE_EQ(rate(Facts(3000, 20, Task::kRegression, 1.0), 300), 0.3);  // at most 0.3
+  EXPECT_DOUBLE_EQ(rate(Facts(3000, 20, Task::kRegression, 1.0), 4000), 0.025);
+  EXPECT_DOUBLE_EQ(rate(Facts(10000, 20, Task::kBinary, 1.0), 300), 0.2);
+  EXPECT_DOUBLE_EQ(rate(Facts(20000, 20, Task::kRegression, 1.0), 600), 0.1);
   EXPECT_DOUBLE_EQ(
-      AutoSettings(Facts(3000, 20, Task::kRegression, 1.0), given)["learning_rate"].get<double>(),
+      AutoSettings(Facts(3000, 20, Task::kMulticlass, 1.0), given)["learning_rate"].get<double>(),
       0.1);
   EXPECT_DOUBLE_EQ(AutoSettings(facts, {{"n_estimators", 20}})["learning_rate"].get<double>(),
                    0.3);  // at most 0.3
