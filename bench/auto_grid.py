@@ -90,9 +90,43 @@ CONFIGS = {
     "S-BDT+floor d2": {**SBDT, "max_depth": 2},
     "S-BDT+floor d3": {**SBDT, "max_depth": 3},
     "S-BDT+floor d4": {**SBDT, "max_depth": 4},
+    # Greedy splits on large n (mplsstops; runs in bench/auto_grid_trees_runs.jsonl): noisy
+    # histograms cost one query per feature and level, exponential ones their own budget.
+    "histogram d3 T100 η0.3 g*0.5 h*0.1": {"split_method": "histogram", "max_depth": 3,
+                                           "n_estimators": 100, "learning_rate": 0.3,
+                                           "gradient_clip": 0.5, "hessian_clip": 0.1},
+    "histogram d3 T50 η0.5 g*0.5 h*0.1": {"split_method": "histogram", "max_depth": 3,
+                                          "n_estimators": 50, "learning_rate": 0.5,
+                                          "gradient_clip": 0.5, "hessian_clip": 0.1},
+    "histogram d4 T200 η0.15 g*0.5 h*0.1": {"split_method": "histogram", "max_depth": 4,
+                                            "n_estimators": 200, "learning_rate": 0.15,
+                                            "gradient_clip": 0.5, "hessian_clip": 0.1},
+    "S-BDT+floor all-features histogram d4": {**SBDT_ALL, "split_method": "histogram"},
+    "S-BDT+floor all-features histogram d3 T150 η0.2": {**SBDT_ALL, "split_method": "histogram",
+                                                        "max_depth": 3, "n_estimators": 150,
+                                                        "learning_rate": 0.2},
+    "S-BDT+floor all-features exponential d4": {**SBDT_ALL, "split_method": "exponential"},
+    "S-BDT+floor d5 T600 η0.1": {**SBDT, "max_depth": 5, "n_estimators": 600,
+                                 "learning_rate": 0.1},
 }
+# T and T·η of the subsampled branch (docs/trees_auto.md § Why; runs in
+# bench/auto_grid_trees_runs.jsonl): S-BDT's setting with more trees, and for regression with the
+# adapted clip of the auto rule ("adapt"), at depth 6 and 4.
+ADAPT = {"initial_score": {"epsilon_share": 0.1, "adapt_gradient_clip": True}}
+for _t, _eta in [(300, 0.2), (600, 0.1), (1000, 0.05), (1000, 0.1), (2000, 0.023), (2000, 0.03),
+                 (2000, 0.04), (2000, 0.05), (2000, 0.1), (3000, 0.05), (4000, 0.025)]:
+    CONFIGS[f"S-BDT+floor T{_t} η{_eta}"] = {**SBDT, "n_estimators": _t, "learning_rate": _eta}
+CONFIGS["S-BDT+floor adapt"] = {**SBDT, **ADAPT}
+CONFIGS["S-BDT+floor adapt d4"] = {**SBDT, **ADAPT, "max_depth": 4}
+for _t, _eta in [(1000, 0.03), (1000, 0.05), (2000, 0.023), (2000, 0.03), (2000, 0.04),
+                 (2000, 0.05), (3000, 0.05)]:
+    CONFIGS[f"S-BDT+floor adapt T{_t} η{_eta}"] = {**SBDT, **ADAPT, "n_estimators": _t,
+                                                   "learning_rate": _eta}
+    CONFIGS[f"S-BDT+floor adapt d4 T{_t} η{_eta}"] = {**SBDT, **ADAPT, "max_depth": 4,
+                                                      "n_estimators": _t, "learning_rate": _eta}
 REGRESSION_ONLY = {"S-BDT exact leaf", "T1000 η0.03 init lbn", "S-BDT+floor g*0.1",
-                   "S-BDT+floor g*0.2", "S-BDT+floor g*0.1 d2 T150 η0.2"}
+                   "S-BDT+floor g*0.2", "S-BDT+floor g*0.1 d2 T150 η0.2",
+                   *(name for name in CONFIGS if name.startswith("S-BDT+floor adapt"))}
 BINARY_ONLY = {"T1000 η0.03 filter +500", "T300 η0.1 filter +300", "exponential T100 η0.3 d3",
                "exponential T300 η0.1"}
 
