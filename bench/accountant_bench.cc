@@ -203,14 +203,14 @@ BENCHMARK(BM_Pld_CalibrateSigmaT1e4)->Unit(benchmark::kMillisecond);
 
 // Issue 14 target (point 4): σ of a subsampled trainer run in under 50 ms. The trainer's event
 // (trees/src/accounting.cc, auto rule of S-BDT's setting): the initial score as 2 Laplace
-// releases spending 10 % of ε (b = 20/ε), then 300 rounds of a Poisson-sampled (q = 0.1)
-// leaf-balanced Gaussian (weights 0.2, 0.8); δ = 1e-4 (spambase, n = 4601) or 1e-5; the default
-// accountant (best).
-Event TrainerRunEvent(double epsilon, double sigma) {
+// releases spending 10 % of ε (b = 20/ε), then 300 (S-BDT's T) or 2000 (the auto rule's T for
+// binary and regression) rounds of a Poisson-sampled (q = 0.1) leaf-balanced Gaussian (weights
+// 0.2, 0.8); δ = 1e-3, 1e-4 (spambase, n = 4601) or 1e-5; the default accountant (best).
+Event TrainerRunEvent(double epsilon, double sigma, std::uint64_t rounds = 300) {
+  const Event round = PoissonSampledEvent(/*sampling_probability=*/0.1,
+                                          LeafBalancedGaussianEvent(sigma, {0.2, 0.8}));
   return ComposedEvent(
-      {SelfComposedEvent(2, LaplaceEvent(20.0 / epsilon)),
-       SelfComposedEvent(300, PoissonSampledEvent(/*sampling_probability=*/0.1,
-                                                  LeafBalancedGaussianEvent(sigma, {0.2, 0.8})))});
+      {SelfComposedEvent(2, LaplaceEvent(20.0 / epsilon)), SelfComposedEvent(rounds, round)});
 }
 
 // One probe of that calibration: the PLD ε of the run at ε = 1's σ on a grid of 2^log2_points.
@@ -231,8 +231,11 @@ BENCHMARK(BM_Pld_TrainerRunEpsilon)
 void BM_Calibrate_SubsampledTrainerRun(benchmark::State& state) {
   const double epsilon = static_cast<double>(state.range(0)) / 10;
   const double delta = std::pow(10.0, -static_cast<double>(state.range(1)));
+  const auto rounds = static_cast<std::uint64_t>(state.range(2));
   CalibrationProblem problem;
-  problem.make_event = [epsilon](double sigma) { return TrainerRunEvent(epsilon, sigma); };
+  problem.make_event = [epsilon, rounds](double sigma) {
+    return TrainerRunEvent(epsilon, sigma, rounds);
+  };
   problem.parameter = "noise_multiplier";
   problem.lower = 0;
   problem.upper = 1e12;  // as the trainer
@@ -241,9 +244,8 @@ void BM_Calibrate_SubsampledTrainerRun(benchmark::State& state) {
       benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_Calibrate_SubsampledTrainerRun)
-    ->ArgsProduct({{1, 5, 10}, {4}})
-    ->Args({10, 5})
-    ->ArgNames({"epsilon_x10", "delta_exp"})
+    ->ArgsProduct({{1, 5, 10}, {3, 4, 5}, {300, 2000}})
+    ->ArgNames({"epsilon_x10", "delta_exp", "rounds"})
     ->Unit(benchmark::kMillisecond);
 
 }  // namespace
