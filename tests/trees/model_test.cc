@@ -11,6 +11,7 @@
 #include <random>
 
 #include "rdpkit/accountant/errors.h"
+#include "softmax.h"
 #include "trees_test_util.h"
 
 namespace rdpkit::trees {
@@ -117,6 +118,38 @@ TEST(Model, PredictsADataset) {
   renamed.feature_names = {"x0", "other"};
   EXPECT_THAT([&] { (void)model.Predict(renamed); },
               ThrowsMessage<InvalidArgument>(HasSubstr("do not match")));
+}
+
+// Predict and PredictProbabilities route rows a block at a time (256 rows, tree after tree): the
+// same values, bit for bit, as row after row, across block boundaries and with missing values.
+TEST(Model, PredictsBlocksOfRowsAsRowByRow) {
+  Model model = SampleModel();
+  for (int t = 0; t < 7; ++t) model.trees.push_back(model.trees[t % 2]);
+  std::mt19937_64 rng(3);
+  std::uniform_real_distribution<double> value(-1, 3);
+  Dataset data;
+  data.feature_names = model.feature_names;
+  data.columns.assign(2, std::vector<double>(600));
+  for (auto& column : data.columns) {
+    for (double& x : column) x = rng() % 10 == 0 ? kNaN : value(rng);
+  }
+  const auto row_of = [&](std::size_t r) {
+    return std::vector<double>{data.columns[0][r], data.columns[1][r]};
+  };
+  const std::vector<double> predictions = model.Predict(data);
+  ASSERT_EQ(predictions.size(), 600u);
+  for (std::size_t r = 0; r < 600; ++r)
+    EXPECT_EQ(predictions[r], model.PredictRow(row_of(r).data()));
+  model.objective = Objective::kMultiSoftprob;
+  model.n_classes = 3;
+  const std::vector<double> p = model.PredictProbabilities(data);
+  ASSERT_EQ(p.size(), 1800u);
+  for (std::size_t r = 0; r < 600; ++r) {
+    const std::vector<double> margins = model.PredictMargins(row_of(r).data());
+    double expected[3];
+    internal::ClassProbabilities(model.objective, margins.data(), 3, expected);
+    for (std::size_t c = 0; c < 3; ++c) EXPECT_EQ(p[r * 3 + c], expected[c]);
+  }
 }
 
 TEST(Sigmoid, IsStableAtTheExtremes) {
