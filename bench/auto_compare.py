@@ -94,9 +94,10 @@ def rdpkit_config(method, eps, delta, split):
     return config
 
 
-def depth_table(recs):
+def depth_table(recs, values):
     """Regression RMSE of the auto-dK runs (auto with max_depth K) per set and ε, and each
-    depth's regret (RMSE over the cell's best, in %) averaged over the cells."""
+    depth's regret (RMSE over the cell's best, in %) averaged over the cells; `values(name, ε,
+    method)` gives a cell's runs (summarize's)."""
     depths = sorted({r["method"] for r in recs if r["method"].startswith("auto-d")},
                     key=lambda m: int(m[len("auto-d"):]))
     if not depths:
@@ -110,8 +111,7 @@ def depth_table(recs):
     for name, eps in cells:
         means = {}
         for m in depths:
-            v = [r["rmse"] for r in recs if (r["dataset"], r["epsilon"], r["method"]) ==
-                 (name, eps, m)]
+            v = values(name, eps, m)
             means[m] = statistics.mean(v) if v else None
         best = min(v for v in means.values() if v is not None)
         for m, v in means.items():
@@ -320,7 +320,7 @@ def summarize(paths, peer_runs, tables_path="docs/trees_auto_results.md"):
                            f"{cell(values(name, eps, 'nonprivate'), 3)} |")
     if not any(values(name, eps, "auto") for name in MULTICLASS for eps in eps_list):
         del out[multiclass_start:]
-    out += depth_table(recs)
+    out += depth_table(recs, values)
     out.append("\n`rdpkit train` whole-process seconds with the auto settings (wall, and the "
                "process's CPU in parentheses), median over the 5 runs of a data set and ε, on the "
                "shared 2-core machine while other jobs ran:\n")
