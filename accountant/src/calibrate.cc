@@ -28,8 +28,8 @@ constexpr double kRefineWidening = 3e-3;
 // kRefineTolerance, so that a pair that brackets ends the search.
 constexpr double kLandingHalfWidth = 0.45 * kRefineTolerance;
 // How much less log ε moves from 2^(p−1) to 2^p grid points than from 2^(p−2) to 2^(p−1) (each
-// halves the step): 6 to 7 on the trainer's subsampled runs (bench/accountant_bench.cc); only
-// aims Land()'s pair.
+// halves the step; bench/accountant_bench.cc): 6 to 7 on the trainer's 300-round runs, 4 to 5
+// at 2000 rounds (the first pair then lands 1–2e-5 low: Far); only aims Land()'s pair.
 constexpr double kGridStepRatio = 6.5;
 // The approach (kBest or kPld solving without RDP): a bracket on a PLD of 2^11 to 2^13 points, 1.5
 // to 3 times cheaper than a probe of kPldProbeOptions; its ε lies 0.03–0.3 % above the reported
@@ -229,20 +229,23 @@ class Solver {
     return true;
   }
 
-  // The factor (> 1) by which the value must move from b, on the line through a and b in
-  // (log value, log ε), for ε to reach the target; 0 where the line says nothing (ε of 0 or ∞, a
-  // flat or wrong-signed slope).
-  double ExtrapolatedFactor(const Probe& a, const Probe& b) const {
-    return ExtrapolatedFactor(a, b, b);
-  }
-  // The same with the slope of a and b applied from c.
-  double ExtrapolatedFactor(const Probe& a, const Probe& b, const Probe& c) const {
+  // The slope of the line through a and b in (log value, log ε); 0 where it says nothing (ε of
+  // 0 or ∞, equal values, flatter than 1e-3).
+  static double SlopeThrough(const Probe& a, const Probe& b) {
     if (!(a.value > 0 && b.value > 0 && a.value != b.value && a.epsilon > 0 && b.epsilon > 0 &&
-          std::isfinite(a.epsilon) && std::isfinite(b.epsilon) && c.epsilon > 0 &&
-          std::isfinite(c.epsilon))) {
+          std::isfinite(a.epsilon) && std::isfinite(b.epsilon))) {
       return 0;
     }
-    return FactorAlong(std::log(b.epsilon / a.epsilon) / std::log(b.value / a.value), c);
+    const double slope = std::log(b.epsilon / a.epsilon) / std::log(b.value / a.value);
+    return std::abs(slope) > 1e-3 ? slope : 0;
+  }
+  // The factor (> 1) by which the value must move from c (default b) along the slope through a
+  // and b for ε to reach the target; 0 where the line says nothing or points away.
+  double ExtrapolatedFactor(const Probe& a, const Probe& b) const {
+    return FactorAlong(SlopeThrough(a, b), b);
+  }
+  double ExtrapolatedFactor(const Probe& a, const Probe& b, const Probe& c) const {
+    return FactorAlong(SlopeThrough(a, b), c);
   }
   // The factor (> 1) by which c's value must move along `slope` for ε to reach the target.
   double FactorAlong(double slope, const Probe& c) const {
@@ -283,12 +286,10 @@ class Solver {
     if (!bracketed) return std::nullopt;
     const Probe& a = bracket->first;
     const Probe& b = bracket->second;
-    if (!(a.value > 0 && b.value > 0 && a.epsilon > 0 && std::isfinite(b.epsilon))) {
-      return std::nullopt;
-    }
-    const double slope = std::log(b.epsilon / a.epsilon) / std::log(b.value / a.value);
+    const double slope = SlopeThrough(a, b);
+    if (slope == 0) return std::nullopt;
     const double root = a.value * std::exp(std::log(target_ / a.epsilon) / slope);
-    if (!(std::abs(slope) > 1e-3 && root > 0 && std::isfinite(root))) return std::nullopt;
+    if (!(root > 0 && std::isfinite(root))) return std::nullopt;
     return Aim{std::clamp(root, Floor(), problem_.upper), slope};
   }
 
@@ -326,7 +327,7 @@ class Solver {
       return;
     }
     safe = latest = Probe{safe_side, last_epsilon_};
-    if (Tight(*safe)) return;
+    if (Tight(*safe) || Far(*safe, half_width)) return;
     if (Test(unsafe_side)) {
       safe = latest = Probe{unsafe_side, last_epsilon_};
     } else {
@@ -392,8 +393,8 @@ class Solver {
   }
 
   // Aims two probes of the reported grid at a bracket narrower than kRefineTolerance: a probe on
-  // the next coarser grid (2^(p−1) points, half the cost; its boundary lies a few 1e-6 relative
-  // from the reported grid's) at the coarse bracket's secant root, then the pair
+  // the next coarser grid (2^(p−1) points, half the cost) at the coarse bracket's secant root,
+  // then the pair
   // kLandingHalfWidth either side of where the coarse slope carries its ε to the target. Probes
   // that miss are handed to Refine (`latest`: the last of them). Only probes of the reported grid
   // (Test) can become the answer: the coarser probe aims, it certifies nothing. The secant in
@@ -402,27 +403,26 @@ class Solver {
             std::optional<Probe>& latest) {
     const Probe& a = last_bracket_->first;
     const Probe& b = last_bracket_->second;
-    if (!(a.value > 0 && b.value > 0 && a.value != b.value && a.epsilon > 0 && b.epsilon > 0 &&
-          std::isfinite(a.epsilon) && std::isfinite(b.epsilon))) {
-      return;
-    }
-    const double slope = std::log(b.epsilon / a.epsilon) / std::log(b.value / a.value);
-    if (!(std::abs(slope) > 1e-3)) return;
+    const double slope = SlopeThrough(a, b);
+    if (slope == 0) return;
     landing_slope_ = slope;
-    // Secant root in (log value, log ε), and the coarser grid's ε there.
+    // Secant root in (log value, log ε), and the coarser grid's ε there: the target where the
+    // probes' grid plans its step (many rounds: the resolution rule refines it, pld.md §5).
     const double root = a.value * std::exp(std::log(target_ / a.epsilon) / slope);
     const int log2_points = std::max(10, options_.pld_log2_points - 1);
+    const PldOptions coarser{log2_points, std::max(log2_points, 20)};
     double aim_epsilon;
     try {
-      aim_epsilon = PldEpsilon(problem_.make_event(root), delta_,
-                               PldOptions{log2_points, std::max(log2_points, 20)});
+      const Event event = problem_.make_event(root);
+      const std::vector<double> steps =
+          internal::PldGridSteps(event, delta_, {kPldProbeOptions, coarser});
+      aim_epsilon = steps[0] == steps[1] ? target_ : PldEpsilon(event, delta_, coarser);
     } catch (const NumericalError&) {
       return;
     }
     if (!(aim_epsilon > 0 && std::isfinite(aim_epsilon))) return;
-    // ε falls as the grid is refined: the step from the probes' grid to the coarser one, divided
-    // by kGridStepRatio, estimates the step from it to the reported grid (at the root the
-    // probes' ε is about the target).
+    // ε falls as the grid is refined: the step from the probes' grid to the coarser one (at the
+    // root, their ε is the target), over kGridStepRatio, estimates the step on to the reported.
     const double to_coarser = std::log(target_ / aim_epsilon);
     const double to_reported = std::abs(to_coarser) / kGridStepRatio;
     const double aim = root * std::exp((to_coarser + to_reported) / slope);
@@ -436,14 +436,20 @@ class Solver {
   }
 
   // A safe probe of the reported grid whose ε lies below the target by less than
-  // kRefineTolerance·min(1, |slope|) (relative; the coarse bracket's slope of log ε against log
-  // value, as Land aims with) ends the search: along that slope the boundary is within
-  // kRefineTolerance (relative) of its value, as the bracket a second probe would close shows,
-  // and its ε wastes less than kRefineTolerance of the target. A heuristic of tightness only:
-  // the value is safe either way (Test, certified).
+  // kRefineTolerance·min(1, |slope|) (relative; Land's slope of log ε against log value) ends the
+  // search: along that slope the boundary is within kRefineTolerance of its value, and its ε
+  // wastes less than that of the target. A heuristic of tightness only: the value is safe either
+  // way (Test, certified).
   bool Tight(const Probe& safe) const {
     const double slack = kRefineTolerance * std::min(1.0, std::abs(landing_slope_));
     return landing_slope_ != 0 && safe.epsilon <= target_ && safe.epsilon >= target_ * (1 - slack);
+  }
+
+  // A safe probe below the target by twice what the pair's width moves ε along the slope: its
+  // partner is safe too, so the next aim comes from this probe's ε. A heuristic of cost only.
+  bool Far(const Probe& safe, double half_width) const {
+    return landing_slope_ != 0 &&
+           safe.epsilon < target_ * (1 - 4 * half_width * std::abs(landing_slope_));
   }
 
   std::string Domain() const {

@@ -277,14 +277,46 @@ struct Composition {
   }
 };
 
-Composition Compose(const Event& event, double tail, const PldOptions& options) {
+void RequireOptions(const PldOptions& options) {
   Require(options.log2_points >= 10 && options.log2_points <= 20, "log2_points",
           options.log2_points, "[10, 20]");
   Require(options.log2_max_points >= options.log2_points && options.log2_max_points <= 20,
           "log2_max_points", options.log2_max_points,
           "[log2_points, 20] with log2_points = " + std::to_string(options.log2_points));
-  const std::vector<PldFactor> factors = RequireFactors(event);
-  if (factors.empty()) return {};
+}
+
+// The plan of a composition (pld.md §5): its factors and directions, and what its grid step
+// follows from, so that the steps of several grids come from one plan.
+struct Plan {
+  std::vector<PldFactor> factors;
+  std::vector<PldDirection> directions;
+  double tail_mass = 0;  // each factor's truncated tails
+  double width = 0;      // of the composed window
+  // The coarsest step the resolution rule allows; none where no factor's loss varies (the
+  // width's step then, rounded down).
+  std::optional<double> by_resolution;
+  bool atoms = false;  // a factor with atoms composed many times
+
+  // The grid step for `options` (validated): fine enough that the window spans 2^log2_points
+  // points and the resolution rule holds, never finer than 2^log2_max_points points.
+  double Step(const PldOptions& options) const {
+    const double by_width = width / std::ldexp(1.0, options.log2_points);
+    const double finest = width / std::ldexp(1.0, options.log2_max_points);
+    // The width rule rounds the step up (2^(log2_points − 1) to 2^log2_points points), down
+    // where a factor has atoms (Laplace, randomized response): their split between two grid
+    // points is the main pessimism there, and those compositions are cheap.
+    const double width_step = atoms ? PowerOfTwoAtMost(by_width) : PowerOfTwoAtLeast(by_width);
+    const double resolution_step = PowerOfTwoAtMost(by_resolution.value_or(by_width));
+    return std::clamp(std::max(PowerOfTwoAtLeast(finest), std::min(width_step, resolution_step)),
+                      kMinStep, kMaxStep);
+  }
+};
+
+Plan PlanComposition(const Event& event, double tail) {
+  Plan plan;
+  plan.factors = RequireFactors(event);
+  const std::vector<PldFactor>& factors = plan.factors;
+  if (factors.empty()) return plan;
   // Bounded work (every distinct factor costs a discretisation and an FFT), and no factor whose
   // shift is too small to change ε (their grids would be very fine and slow): both a
   // NumericalError, so that best answers with RDP and `--accountant pld` says so.
@@ -303,7 +335,8 @@ Composition Compose(const Event& event, double tail, const PldOptions& options) 
     total_count += static_cast<double>(f.count);
     symmetric = symmetric && f.q == 1;
   }
-  std::vector<PldDirection> directions{PldDirection::kRemove};
+  std::vector<PldDirection>& directions = plan.directions;
+  directions.push_back(PldDirection::kRemove);
   if (!symmetric) directions.push_back(PldDirection::kAdd);
   // Plan from the losses' moments: a first grid at about 1/256 of the composed standard
   // deviation measures the window; the step then follows from its width and the resolution rule.
@@ -324,7 +357,8 @@ Composition Compose(const Event& event, double tail, const PldOptions& options) 
     variance = std::max(variance, v);
     mean_abs = std::max(mean_abs, a);
   }
-  const double tail_mass = kTailShare * tail / total_count;
+  plan.tail_mass = kTailShare * tail / total_count;
+  const double tail_mass = plan.tail_mass;
   const auto clamp_step = [](double h) { return std::clamp(h, kMinStep, kMaxStep); };
   // The first grid: about 1/256 of the composition's standard deviation, but never finer than
   // 2^-18 of one factor's loss range (a nearly deterministic loss has a tiny variance).
@@ -340,25 +374,27 @@ Composition Compose(const Event& event, double tail, const PldOptions& options) 
     throw NumericalError("pld: no finite window holds the composition (grid step " +
                          FormatNumber(first_step) + ")");
   }
-  const double by_width = width / std::ldexp(1.0, options.log2_points);
-  const double by_resolution = mean_abs > 0 ? kVarianceShare * variance / mean_abs : by_width;
-  const double finest = width / std::ldexp(1.0, options.log2_max_points);
-  // The width rule rounds the step up (2^(log2_points − 1) to 2^log2_points points), down where a
-  // factor has atoms (Laplace, randomized response): their split between two grid points is the
-  // main pessimism there, and those compositions are cheap.
-  bool atoms = false;  // a factor with atoms composed many times (a few are smeared once only)
+  plan.width = width;
+  if (mean_abs > 0) plan.by_resolution = kVarianceShare * variance / mean_abs;
+  // A few atoms are smeared once only; many compose their split.
   for (const PldFactor& f : factors) {
-    atoms = atoms || (f.count >= 16 && (f.mechanism == PldMechanism::kLaplace ||
-                                        f.mechanism == PldMechanism::kRandomizedResponse));
+    plan.atoms =
+        plan.atoms || (f.count >= 16 && (f.mechanism == PldMechanism::kLaplace ||
+                                         f.mechanism == PldMechanism::kRandomizedResponse));
   }
-  const double width_step = atoms ? PowerOfTwoAtMost(by_width) : PowerOfTwoAtLeast(by_width);
-  const double h = clamp_step(
-      std::max(PowerOfTwoAtLeast(finest), std::min(width_step, PowerOfTwoAtMost(by_resolution))));
+  return plan;
+}
+
+Composition Compose(const Event& event, double tail, const PldOptions& options) {
+  RequireOptions(options);
+  const Plan plan = PlanComposition(event, tail);
+  if (plan.factors.empty()) return {};
+  const double h = plan.Step(options);
   Composition out;
   out.h = h;
   out.tail = tail;
-  for (const PldDirection d : directions) {
-    out.bases.push_back(Discretize(factors, d, h, tail_mass));
+  for (const PldDirection d : plan.directions) {
+    out.bases.push_back(Discretize(plan.factors, d, h, plan.tail_mass));
     out.directions.push_back(ComposeDirection(out.bases.back(), h, tail));
   }
   return out;
@@ -408,6 +444,18 @@ double PldEpsilon(const Event& event, double delta, const PldOptions& options) {
     }
   }
   return best;
+}
+
+std::vector<double> internal::PldGridSteps(const Event& event, double delta,
+                                           const std::vector<PldOptions>& grids) {
+  Require(delta > 0 && delta < 1, "delta", delta, "(0, 1)");
+  for (const PldOptions& options : grids) RequireOptions(options);
+  const Plan plan = PlanComposition(event, kWindowShare * delta);
+  std::vector<double> steps;
+  for (const PldOptions& options : grids) {
+    steps.push_back(plan.factors.empty() ? 0 : plan.Step(options));
+  }
+  return steps;
 }
 
 double PldDelta(const Event& event, double epsilon, const PldOptions& options) {

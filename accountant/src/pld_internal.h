@@ -8,6 +8,9 @@
 #include <cstdint>
 #include <vector>
 
+#include "rdpkit/accountant/event.h"
+#include "rdpkit/accountant/pld.h"
+
 namespace rdpkit::accountant::internal {
 
 // Unit roundoff of IEEE double.
@@ -248,6 +251,12 @@ class RealFft {
  private:
   std::size_t n_;
 };
+
+// The grid steps PldEpsilon(event, delta, options) composes on for each of `grids` (pld.md §5),
+// from one plan and without composing (0 for an empty event): calibration compares grids by
+// them. Errors as PldEpsilon.
+std::vector<double> PldGridSteps(const Event& event, double delta,
+                                 const std::vector<PldOptions>& grids);
 
 }  // namespace rdpkit::accountant::internal
 

@@ -68,20 +68,29 @@ TEST(Calibrate, NoiseMultiplierOfSubsampledRunsWherePldAnswers) {
 
 TEST(Calibrate, SubsampledTrainerRunSpendsItsBudgetToWithin2e5) {
   // Where the reported grid's safe probe already lies within 1e-5 of the target, the search ends
-  // without its pair's second probe (calibrate.cc, Tight): the ε returned is still the target's
-  // to within the search's tolerance times the slope (about 1 here), at each of the trainer's ε.
-  for (const double target : {0.1, 0.5, 1.0}) {
-    const auto solved = CalibrateJson(
-        json::parse(
-            R"({"composed":[{"self_composed":{"count":2,"event":{"laplace":{"noise_multiplier":)" +
-            std::to_string(20 / target) +
-            R"(}}}},{"self_composed":{"count":300,"event":{"poisson_sampled":{
-            "sampling_probability":0.1,"event":{"leaf_balanced_gaussian":{"noise_multiplier":"?",
-            "weights":[0.2,0.8],"sensitivity_ratios":[1,0.5]}}}}}}]})"),
-        target, 1e-4);
-    EXPECT_LE(solved.result.epsilon, target);
-    EXPECT_GE(solved.result.epsilon, target * (1 - 2e-5)) << target;
-    EXPECT_EQ(solved.result.accountant, Accountant::kPld);
+  // without its pair's second probe (calibrate.cc, Tight); a safe probe further below aims the
+  // next pair itself (Far), and at 2000 rounds and δ = 1e-4 the probes' grid is already the
+  // coarser one. The ε returned is still the target's to within the search's tolerance times the
+  // slope (about 1 here), at each of the trainer's ε, both round counts of the auto rule and the
+  // δ of its sets.
+  for (const int rounds : {300, 2000}) {
+    for (const double delta : {1e-3, 1e-4, 1e-5}) {
+      for (const double target : {0.1, 0.5, 1.0}) {
+        const auto solved = CalibrateJson(
+            json::parse(
+                R"({"composed":[{"self_composed":{"count":2,"event":{"laplace":{"noise_multiplier":)" +
+                std::to_string(20 / target) + R"(}}}},{"self_composed":{"count":)" +
+                std::to_string(rounds) + R"(,"event":{"poisson_sampled":{
+                "sampling_probability":0.1,"event":{"leaf_balanced_gaussian":{"noise_multiplier":"?",
+                "weights":[0.2,0.8],"sensitivity_ratios":[1,0.5]}}}}}}]})"),
+            target, delta);
+        const std::string where = std::to_string(rounds) + " rounds, delta " +
+                                  std::to_string(delta) + ", epsilon " + std::to_string(target);
+        EXPECT_LE(solved.result.epsilon, target) << where;
+        EXPECT_GE(solved.result.epsilon, target * (1 - 2e-5)) << where;
+        EXPECT_EQ(solved.result.accountant, Accountant::kPld) << where;
+      }
+    }
   }
 }
 

@@ -1,13 +1,18 @@
 // The PLD window's Chernoff search (docs/math/pld.md §5): its descent over λ finds the same
-// window as trying every λ, on discrete PLDs of the shapes the accountant composes.
+// window as trying every λ, on discrete PLDs of the shapes the accountant composes; and the grid
+// step a composition plans.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdint>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "../../accountant/src/pld_internal.h"
+#include "rdpkit/accountant/errors.h"
+#include "rdpkit/accountant/event.h"
+#include "rdpkit/accountant/pld.h"
 
 namespace rdpkit::accountant::internal {
 namespace {
@@ -79,6 +84,50 @@ TEST(PldWindow, DescentFindsTheWindowOfEveryLambda) {
     ++compared;
   }
   EXPECT_EQ(compared, 300);
+}
+
+// The trainer's subsampled run (bench/accountant_bench.cc, TrainerRunEvent) at σ.
+Event TrainerRun(double epsilon, double sigma, std::uint64_t rounds) {
+  const Event round = PoissonSampledEvent(0.1, LeafBalancedGaussianEvent(sigma, {0.2, 0.8}));
+  return ComposedEvent(
+      {SelfComposedEvent(2, LaplaceEvent(20.0 / epsilon)), SelfComposedEvent(rounds, round)});
+}
+
+// The planned grid steps (pld.md §5), which calibration compares between grids: powers of two,
+// never coarser for more points; at 300 rounds the 2^14-point probes' grid is 4 steps of the
+// reported 2^16-point grid, while at 2000 rounds and δ = 1e-4 the resolution rule refines it to
+// the 2^15-point grid's step (calibrate.cc, Land).
+TEST(PldGridSteps, PowersOfTwoThatTheResolutionRuleRefines) {
+  const PldOptions coarser{15, 20};
+  const PldOptions reported{16, 20};
+  std::vector<PldOptions> every;
+  for (int points = 10; points <= 20; ++points) every.push_back(PldOptions{points, 20});
+  for (const auto& [event, delta] : {std::pair{TrainerRun(1.0, 8.156, 300), 1e-4},
+                                     std::pair{TrainerRun(0.5, 38.1336, 2000), 1e-4},
+                                     std::pair{TrainerRun(1.0, 16.61, 2000), 1e-3}}) {
+    const std::vector<double> steps = PldGridSteps(event, delta, every);
+    ASSERT_EQ(steps.size(), every.size());
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+      int exponent = 0;
+      EXPECT_EQ(std::frexp(steps[i], &exponent), 0.5) << i;
+      if (i > 0) {
+        EXPECT_LE(steps[i], steps[i - 1]) << i;
+      }
+      // One plan per call: the same step as asked alone.
+      EXPECT_EQ(steps[i], PldGridSteps(event, delta, {every[i]})[0]) << i;
+    }
+  }
+  const std::vector<double> short_run =
+      PldGridSteps(TrainerRun(1.0, 8.156, 300), 1e-4, {kPldProbeOptions, coarser, reported});
+  EXPECT_EQ(short_run[0], 4 * short_run[2]);
+  EXPECT_EQ(short_run[1], 2 * short_run[2]);
+  const std::vector<double> long_run =
+      PldGridSteps(TrainerRun(0.5, 38.1336, 2000), 1e-4, {kPldProbeOptions, coarser, reported});
+  EXPECT_EQ(long_run[0], long_run[1]);
+  EXPECT_EQ(long_run[1], 2 * long_run[2]);
+  EXPECT_THROW((void)PldGridSteps(TrainerRun(0.5, 38.1336, 2000), 0, {reported}), InvalidArgument);
+  EXPECT_THROW((void)PldGridSteps(TrainerRun(0.5, 38.1336, 2000), 1e-4, {PldOptions{16, 12}}),
+               InvalidArgument);
 }
 
 }  // namespace
