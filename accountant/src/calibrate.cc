@@ -27,10 +27,6 @@ constexpr double kRefineWidening = 3e-3;
 // Land()'s pair sits this far (relative) either side of its aim: together narrower than
 // kRefineTolerance, so that a pair that brackets ends the search.
 constexpr double kLandingHalfWidth = 0.45 * kRefineTolerance;
-// How much less log ε moves from 2^(p−1) to 2^p grid points than from 2^(p−2) to 2^(p−1) (each
-// halves the step; bench/accountant_bench.cc): 6 to 7 on the trainer's 300-round runs, 4 to 5
-// at 2000 rounds (the first pair then lands 1–2e-5 low: Far); only aims Land()'s pair.
-constexpr double kGridStepRatio = 6.5;
 // The approach (kBest or kPld solving without RDP): a bracket on a PLD of 2^11 to 2^13 points, 1.5
 // to 3 times cheaper than a probe of kPldProbeOptions; its ε lies 0.03–0.3 % above the reported
 // grid's on the trainer's runs and on 1e3–1e4 sampled Gaussians (q 0.004–0.01). The probes then
@@ -392,13 +388,13 @@ class Solver {
     return true;
   }
 
-  // Aims two probes of the reported grid at a bracket narrower than kRefineTolerance: a probe on
-  // the next coarser grid (2^(p−1) points, half the cost) at the coarse bracket's secant root,
-  // then the pair
-  // kLandingHalfWidth either side of where the coarse slope carries its ε to the target. Probes
-  // that miss are handed to Refine (`latest`: the last of them). Only probes of the reported grid
-  // (Test) can become the answer: the coarser probe aims, it certifies nothing. The secant in
-  // (log value, log ε) is a numerical heuristic (ε ∝ value^slope locally), not a bound.
+  // Aims two probes of the reported grid at a bracket narrower than kRefineTolerance: the pair
+  // kLandingHalfWidth either side of where the coarse slope carries the reported grid's ε at the
+  // coarse bracket's secant root to the target, that ε estimated from one probe on a coarser grid
+  // (ReportedGridDrop). Probes that miss are handed to Refine (`latest`: the last of them). Only
+  // probes of the reported grid (Test) can become the answer: the coarser probe aims, it
+  // certifies nothing. The secant in (log value, log ε) is a numerical heuristic (ε ∝
+  // value^slope locally), not a bound.
   void Land(std::optional<Probe>& safe, std::optional<Probe>& unsafe,
             std::optional<Probe>& latest) {
     const Probe& a = last_bracket_->first;
@@ -406,26 +402,18 @@ class Solver {
     const double slope = SlopeThrough(a, b);
     if (slope == 0) return;
     landing_slope_ = slope;
-    // Secant root in (log value, log ε), and the coarser grid's ε there: the target where the
-    // probes' grid plans its step (many rounds: the resolution rule refines it, pld.md §5).
+    // Secant root in (log value, log ε), where the probes' ε is the target; ε falls as the grid
+    // is refined, and the slope carries the reported grid's ε there back up to the target.
     const double root = a.value * std::exp(std::log(target_ / a.epsilon) / slope);
-    const int log2_points = std::max(10, options_.pld_log2_points - 1);
-    const PldOptions coarser{log2_points, std::max(log2_points, 20)};
-    double aim_epsilon;
+    std::optional<double> drop;
     try {
-      const Event event = problem_.make_event(root);
-      const std::vector<double> steps =
-          internal::PldGridSteps(event, delta_, {kPldProbeOptions, coarser});
-      aim_epsilon = steps[0] == steps[1] ? target_ : PldEpsilon(event, delta_, coarser);
+      drop = internal::ReportedGridDrop(problem_.make_event(root), delta_, target_,
+                                        options_.pld_log2_points);
     } catch (const NumericalError&) {
       return;
     }
-    if (!(aim_epsilon > 0 && std::isfinite(aim_epsilon))) return;
-    // ε falls as the grid is refined: the step from the probes' grid to the coarser one (at the
-    // root, their ε is the target), over kGridStepRatio, estimates the step on to the reported.
-    const double to_coarser = std::log(target_ / aim_epsilon);
-    const double to_reported = std::abs(to_coarser) / kGridStepRatio;
-    const double aim = root * std::exp((to_coarser + to_reported) / slope);
+    if (!drop) return;
+    const double aim = root * std::exp(*drop / slope);
     // An aim far outside the coarse probes (by more than their distance or kCoarseTolerance)
     // means the slope says little.
     const double lo = std::min(a.value, b.value);

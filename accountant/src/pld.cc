@@ -446,16 +446,19 @@ double PldEpsilon(const Event& event, double delta, const PldOptions& options) {
   return best;
 }
 
-std::vector<double> internal::PldGridSteps(const Event& event, double delta,
-                                           const std::vector<PldOptions>& grids) {
+internal::PldGridPlan internal::PlanPldGrids(const Event& event, double delta,
+                                             const std::vector<PldOptions>& grids) {
   Require(delta > 0 && delta < 1, "delta", delta, "(0, 1)");
   for (const PldOptions& options : grids) RequireOptions(options);
   const Plan plan = PlanComposition(event, kWindowShare * delta);
-  std::vector<double> steps;
+  PldGridPlan out;
   for (const PldOptions& options : grids) {
-    steps.push_back(plan.factors.empty() ? 0 : plan.Step(options));
+    out.steps.push_back(plan.factors.empty() ? 0 : plan.Step(options));
   }
-  return steps;
+  if (!plan.factors.empty() && plan.by_resolution) {
+    out.resolution_step = std::clamp(PowerOfTwoAtMost(*plan.by_resolution), kMinStep, kMaxStep);
+  }
+  return out;
 }
 
 double PldDelta(const Event& event, double epsilon, const PldOptions& options) {

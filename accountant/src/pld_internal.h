@@ -253,10 +253,14 @@ class RealFft {
 };
 
 // The grid steps PldEpsilon(event, delta, options) composes on for each of `grids` (pld.md §5),
-// from one plan and without composing (0 for an empty event): calibration compares grids by
-// them. Errors as PldEpsilon.
-std::vector<double> PldGridSteps(const Event& event, double delta,
-                                 const std::vector<PldOptions>& grids);
+// from one plan and without composing, and the resolution rule's step (a power of 2; 0 where no
+// factor's loss varies); all 0 for an empty event. Calibration compares grids by them. Errors as
+// PldEpsilon.
+struct PldGridPlan {
+  std::vector<double> steps;
+  double resolution_step = 0;
+};
+PldGridPlan PlanPldGrids(const Event& event, double delta, const std::vector<PldOptions>& grids);
 
 }  // namespace rdpkit::accountant::internal
 

@@ -3,6 +3,7 @@
 // step a composition plans.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -94,10 +95,11 @@ Event TrainerRun(double epsilon, double sigma, std::uint64_t rounds) {
 }
 
 // The planned grid steps (pld.md §5), which calibration compares between grids: powers of two,
-// never coarser for more points; at 300 rounds the 2^14-point probes' grid is 4 steps of the
-// reported 2^16-point grid, while at 2000 rounds and δ = 1e-4 the resolution rule refines it to
-// the 2^15-point grid's step (calibrate.cc, Land).
-TEST(PldGridSteps, PowersOfTwoThatTheResolutionRuleRefines) {
+// never coarser for more points, never coarser than the resolution rule's step unless 2^20 points
+// do not reach it; at 300 rounds the 2^14-point probes' grid is 4 steps of the reported
+// 2^16-point grid and the resolution step 16, while at 2000 rounds and δ = 1e-4 the resolution
+// step is 2 and refines the probes' grid to the 2^15-point grid's step (calibrate_grids.cc).
+TEST(PlanPldGrids, PowersOfTwoThatTheResolutionRuleRefines) {
   const PldOptions coarser{15, 20};
   const PldOptions reported{16, 20};
   std::vector<PldOptions> every;
@@ -105,28 +107,33 @@ TEST(PldGridSteps, PowersOfTwoThatTheResolutionRuleRefines) {
   for (const auto& [event, delta] : {std::pair{TrainerRun(1.0, 8.156, 300), 1e-4},
                                      std::pair{TrainerRun(0.5, 38.1336, 2000), 1e-4},
                                      std::pair{TrainerRun(1.0, 16.61, 2000), 1e-3}}) {
-    const std::vector<double> steps = PldGridSteps(event, delta, every);
+    const PldGridPlan plan = PlanPldGrids(event, delta, every);
+    const std::vector<double>& steps = plan.steps;
     ASSERT_EQ(steps.size(), every.size());
+    int exponent = 0;
+    EXPECT_EQ(std::frexp(plan.resolution_step, &exponent), 0.5);
     for (std::size_t i = 0; i < steps.size(); ++i) {
-      int exponent = 0;
       EXPECT_EQ(std::frexp(steps[i], &exponent), 0.5) << i;
       if (i > 0) {
         EXPECT_LE(steps[i], steps[i - 1]) << i;
       }
+      EXPECT_LE(steps[i], std::max(plan.resolution_step, steps.back())) << i;
       // One plan per call: the same step as asked alone.
-      EXPECT_EQ(steps[i], PldGridSteps(event, delta, {every[i]})[0]) << i;
+      EXPECT_EQ(steps[i], PlanPldGrids(event, delta, {every[i]}).steps[0]) << i;
     }
   }
-  const std::vector<double> short_run =
-      PldGridSteps(TrainerRun(1.0, 8.156, 300), 1e-4, {kPldProbeOptions, coarser, reported});
-  EXPECT_EQ(short_run[0], 4 * short_run[2]);
-  EXPECT_EQ(short_run[1], 2 * short_run[2]);
-  const std::vector<double> long_run =
-      PldGridSteps(TrainerRun(0.5, 38.1336, 2000), 1e-4, {kPldProbeOptions, coarser, reported});
-  EXPECT_EQ(long_run[0], long_run[1]);
-  EXPECT_EQ(long_run[1], 2 * long_run[2]);
-  EXPECT_THROW((void)PldGridSteps(TrainerRun(0.5, 38.1336, 2000), 0, {reported}), InvalidArgument);
-  EXPECT_THROW((void)PldGridSteps(TrainerRun(0.5, 38.1336, 2000), 1e-4, {PldOptions{16, 12}}),
+  const PldGridPlan short_run =
+      PlanPldGrids(TrainerRun(1.0, 8.156, 300), 1e-4, {kPldProbeOptions, coarser, reported});
+  EXPECT_EQ(short_run.steps[0], 4 * short_run.steps[2]);
+  EXPECT_EQ(short_run.steps[1], 2 * short_run.steps[2]);
+  EXPECT_EQ(short_run.resolution_step, 16 * short_run.steps[2]);
+  const PldGridPlan long_run =
+      PlanPldGrids(TrainerRun(0.5, 38.1336, 2000), 1e-4, {kPldProbeOptions, coarser, reported});
+  EXPECT_EQ(long_run.steps[0], long_run.steps[1]);
+  EXPECT_EQ(long_run.steps[1], 2 * long_run.steps[2]);
+  EXPECT_EQ(long_run.resolution_step, 2 * long_run.steps[2]);
+  EXPECT_THROW((void)PlanPldGrids(TrainerRun(0.5, 38.1336, 2000), 0, {reported}), InvalidArgument);
+  EXPECT_THROW((void)PlanPldGrids(TrainerRun(0.5, 38.1336, 2000), 1e-4, {PldOptions{16, 12}}),
                InvalidArgument);
 }
 
