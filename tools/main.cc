@@ -1,5 +1,7 @@
 // rdpkit command line. All output is one JSON object on stdout; errors go to stderr with exit
 // status 2 (bad input, usage) or 1 (anything else). docs/cli.md documents every flag.
+#include <malloc.h>
+
 #include <CLI/CLI.hpp>
 #include <iostream>
 #include <string>
@@ -9,6 +11,11 @@
 #include "rdpkit/accountant/json_input.h"
 
 int main(int argc, char** argv) {
+  // A short-lived process: freed blocks up to 32 MiB (glibc's largest mmap threshold) stay in
+  // its heap instead of going back to the system, so that the PLD probes of a calibration reuse
+  // the pages the previous probe touched (about 4 ms of page faults in a 40 ms calibration).
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  mallopt(M_TRIM_THRESHOLD, 64 << 20);
   CLI::App app{"rdpkit: certified Renyi-DP accounting and private gradient-boosted trees"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("rdpkit ") + RDPKIT_VERSION);
