@@ -24,6 +24,7 @@ using ::testing::HasSubstr;
 using ::testing::ThrowsMessage;
 
 using testing::Quiet;
+using testing::QuietWholeTrees;
 
 TEST(SplitScopeConfig, ParsesValidatesAndRoundTrips) {
   const TrainerConfig defaults = TrainerConfig::FromJson({{"privacy", {{"epsilon", 1.0}}}});
@@ -127,9 +128,9 @@ TEST(SplitScope, AllDrawsOverEveryCandidateAndReleasesTheSame) {
   json config = {
       {"n_estimators", trees}, {"max_depth", 6}, {"privacy", {{"epsilon", 0.5}}}, {"seed", 3}};
   std::vector<NoiseRecord> node_log, all_log;
-  const Model node = Train(d, TrainerConfig::FromJson(config), Quiet(&node_log));
+  const Model node = Train(d, TrainerConfig::FromJson(config), QuietWholeTrees(&node_log));
   config["split_scope"] = "all";
-  const Model all = Train(d, TrainerConfig::FromJson(config), Quiet(&all_log));
+  const Model all = Train(d, TrainerConfig::FromJson(config), QuietWholeTrees(&all_log));
 
   EXPECT_EQ(all.privacy, node.privacy);  // public randomness: same ε, δ and event
   ASSERT_EQ(all_log.size(), node_log.size());
@@ -169,7 +170,7 @@ TEST(NegativeHessianLeaf, ZeroGivesZeroWhereTheNoisyHessianIsNegative) {
   const Model floor = Train(d, TrainerConfig::FromJson(config), Quiet());
   config["negative_hessian_leaf"] = "zero";
   std::vector<NoiseRecord> log;
-  const Model zero = Train(d, TrainerConfig::FromJson(config), Quiet(&log));
+  const Model zero = Train(d, TrainerConfig::FromJson(config), QuietWholeTrees(&log));
   EXPECT_EQ(zero.privacy, floor.privacy);
 
   // Spherical noise on the pair (g, h) of L2 sensitivity √17/4; the event is T Gaussian queries.

@@ -51,7 +51,8 @@ TEST_P(TrainOption, LearnsTheSignal) {
   const Model model = Train(train, config, Quiet());
   ASSERT_EQ(model.trees.size(), static_cast<std::size_t>(config.n_estimators));
   for (const Tree& tree : model.trees) {
-    EXPECT_EQ(tree.nodes.size(), (std::size_t{2} << config.max_depth) - 1);
+    // Complete trees without the nodes no row can reach (WithoutUnreachableNodes).
+    EXPECT_LE(tree.nodes.size(), (std::size_t{2} << config.max_depth) - 1);
     EXPECT_NO_THROW(tree.Validate(4));
   }
   EXPECT_GE(Auc(model.Predict(test), test.labels), GetParam().min_auc) << GetParam().name;

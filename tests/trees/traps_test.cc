@@ -23,6 +23,7 @@ namespace {
 using nlohmann::json;
 
 using testing::Quiet;
+using testing::QuietWholeTrees;
 
 // Trap 1: a split compares differently in training and prediction (`<` vs `<=`). Every value
 // lies exactly on a candidate threshold (integers 0..8 with uniform candidates j·9/9 = j on
@@ -216,7 +217,7 @@ TEST(Traps, LeafValuesAreTheFlooredNewtonStepOfTheReleasedSums) {
                                                        {"noisy_hessian_floor", c},
                                                        {"privacy", {{"epsilon", 0.5}}},
                                                        {"seed", 5}}),
-                              Quiet(&log));
+                              QuietWholeTrees(&log));
     if (event_json.is_null()) {
       event_json = model.privacy;
     } else {
@@ -296,7 +297,7 @@ TEST(Traps, LeafSumsAreTheStatisticsOfTheModelsMargins) {
                                                      {"noisy_hessian_floor", 0.0},
                                                      {"privacy", {{"epsilon", 0.3}}},
                                                      {"seed", 11}}),
-                            Quiet(&log));
+                            QuietWholeTrees(&log));
   std::vector<const NoiseRecord*> leaf_records;
   for (const auto& r : log) {
     if (r.query == "leaf") leaf_records.push_back(&r);

@@ -59,6 +59,14 @@ inline TrainOptions Quiet(std::vector<NoiseRecord>* log = nullptr) {
   return o;
 }
 
+// Quiet, with the trees as grown (complete, heap order): for tests that read leaf l of a tree of
+// depth d at node 2^d − 1 + l.
+inline TrainOptions QuietWholeTrees(std::vector<NoiseRecord>* log = nullptr) {
+  TrainOptions o = Quiet(log);
+  o.keep_unreachable_nodes = true;
+  return o;
+}
+
 }  // namespace rdpkit::trees::testing
 
 #endif  // RDPKIT_TESTS_TREES_TREES_TEST_UTIL_H_

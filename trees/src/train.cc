@@ -344,7 +344,7 @@ Tree Trainer::ToModelTree(const HeapTree& tree) const {
     node.feature = -1;
     node.value = tree.leaf_value[l];
   }
-  return out;
+  return options_.keep_unreachable_nodes ? out : WithoutUnreachableNodes(out);
 }
 
 void Trainer::RouteToLeaves(const HeapTree& tree, std::vector<Pair>& sums) {

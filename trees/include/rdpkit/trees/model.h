@@ -46,6 +46,12 @@ struct Tree {
   void Validate(int n_features, int tree_index = 0) const;
 };
 
+// The same function of every row (any reals, ±inf, NaN) without the nodes no row can reach: a
+// split that sends every row its path allows to one side gives way to that side (model_prune.cc).
+// The trainer's trees go through it, so a model holds and releases only leaves some row can
+// use. Nodes keep their depth-first order, the root first.
+Tree WithoutUnreachableNodes(const Tree& tree);
+
 struct Model {
   Objective objective = Objective::kBinaryLogistic;
   double base_score = 0;  // margin added before the trees (every class's, multiclass)

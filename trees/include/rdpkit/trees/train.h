@@ -33,6 +33,10 @@ struct TrainOptions {
   std::ostream* progress_stream = &std::cerr;  // where progress goes (nullptr: nowhere)
   // When set, every noise draw is appended here (tests; costs memory on large runs).
   std::vector<NoiseRecord>* noise_log = nullptr;
+  // true: the trees as grown, complete and in heap order (node i's children 2i+1 and 2i+2), so
+  // that an audit can match every leaf to its noise_log records; false: without the nodes no row
+  // can reach (WithoutUnreachableNodes, model.h), as `rdpkit train` writes them.
+  bool keep_unreachable_nodes = false;
   // A run over several ranks (docs/distributed.md): data holds this rank's rows; every rank calls
   // Train with the same config and schema. nullptr (or a size-1 communicator): one process.
   Communicator* communicator = nullptr;
