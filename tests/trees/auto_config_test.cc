@@ -76,6 +76,15 @@ TEST(AutoSettings, SubsamplesRegressionAndLargeClassificationRuns) {
   expect_subsampled(AutoSettings(Facts(300, 10, Task::kRegression, 0.5), {}), 1.0, true, 4);
   expect_subsampled(AutoSettings(Facts(10000, 10, Task::kRegression, 0.5), {}), 1.0, true, 6);
   expect_subsampled(AutoSettings(Facts(50000, 10, Task::kMulticlass, 0.5), {}), 0.25, false);
+  // g*: the first round's gradient norm, as without subsampling (|σ(0) − y| = S-BDT's 0.5 for
+  // binary, ‖1/K − e_y‖ for softprob); regression S-BDT's 0.5 (before any adaptation).
+  EXPECT_EQ(AutoSettings(Facts(10000, 11, Task::kBinary, 0.5), {})["gradient_clip"], 0.5);
+  EXPECT_DOUBLE_EQ(
+      AutoSettings(Facts(50000, 10, Task::kMulticlass, 0.5), {})["gradient_clip"].get<double>(),
+      std::sqrt(2.0 / 3));
+  EXPECT_EQ(AutoSettings(Facts(10000, 10, Task::kRegression, 0.5), {})["gradient_clip"], 0.5);
+  EXPECT_FALSE(AutoSettings(Facts(50000, 10, Task::kMulticlass, 0.5), {{"objective", "multi:ovr"}})
+                   .contains("gradient_clip"));
   // Regression adapts g* to the noisy mean where the label bounds are public (the rule bounds
   // residuals of labels scaled into [-1, 1]); binary keeps its fixed g* = |σ(0) − y|.
   PublicFacts bounded = Facts(300, 10, Task::kRegression, 0.5);
