@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "parallel.h"
 #include "query_plan.h"
 #include "rdpkit/accountant/convert.h"
 #include "rdpkit/accountant/errors.h"
@@ -18,6 +19,7 @@
 #include "rdpkit/trees/metrics.h"
 #include "rdpkit/trees/model.h"
 #include "rdpkit/trees/train.h"
+#include "row_sample.h"
 #include "softmax.h"
 #include "synthetic_data.h"
 #include "trees_test_util.h"
@@ -192,6 +194,41 @@ TEST(MulticlassTraining, SameSeedSameModelBytes) {
     other["seed"] = 8;
     EXPECT_NE(a, Train(data, Config(other), Quiet()).ToText()) << j.dump();
   }
+}
+
+// A round reads the statistics of its sample only, so the trainer recomputes just those rows
+// (ClassStatistics::Recompute): theirs equal a recompute of every row, the others' stay as they
+// were.
+TEST(MulticlassTraining, RecomputingASampleGivesTheSampledRowsTheirFullValues) {
+  const Dataset data = SyntheticMulticlass(500, 3, 3, 5);
+  const TrainerConfig config = Config({{"objective", "multi:softprob"}, {"gradient_clip", 0.8}});
+  internal::WorkerPool pool(2);
+  internal::ClassStatistics every(data, config, pool, 0);
+  internal::ClassStatistics sampled(data, config, pool, 0);
+  const internal::ClassStatistics before(data, config, pool, 0);
+  std::vector<std::uint16_t> node_of(data.n_rows());
+  for (std::size_t i = 0; i < node_of.size(); ++i) node_of[i] = static_cast<std::uint16_t>(i % 4);
+  for (int k = 0; k < 3; ++k) {
+    // Different per class: the softmax ignores a shift common to every class.
+    const std::vector<double> leaves = {0.7 * k, -0.4, 1.1 - k, -1.3 * k};
+    every.AddTree(k, leaves, node_of.data());
+    sampled.AddTree(k, leaves, node_of.data());
+  }
+  internal::RowSample rows;
+  rows.SetEach(data.n_rows());
+  for (std::size_t i = 0; i < data.n_rows(); i += 3) rows.Remove(i);
+  every.Recompute();
+  sampled.Recompute(rows);
+  int changed = 0;
+  for (int k = 0; k < 3; ++k) {
+    for (std::size_t i = 0; i < data.n_rows(); ++i) {
+      const internal::Pair expected = rows.Has(i) ? every.stats(k)[i] : before.stats(k)[i];
+      ASSERT_EQ(sampled.stats(k)[i].a, expected.a) << k << " " << i;
+      ASSERT_EQ(sampled.stats(k)[i].b, expected.b) << k << " " << i;
+      changed += every.stats(k)[i].a != before.stats(k)[i].a ? 1 : 0;
+    }
+  }
+  EXPECT_GT(changed, 1000);  // the trees moved the margins: stale and fresh values differ
 }
 
 struct LearnCase {

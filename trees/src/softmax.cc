@@ -170,12 +170,13 @@ Pair ClassStatistics::Norms(std::size_t i) const {
   return {std::sqrt(gg), std::sqrt(hh)};
 }
 
-void ClassStatistics::Recompute() {
+void ClassStatistics::Recompute(const RowSample& rows) {
   const auto classes = static_cast<std::size_t>(k_);
   pool_.ParallelFor(n_, [&](std::size_t begin, std::size_t end, int) {
     double g[kMaxClasses];
     double h[kMaxClasses];
     for (std::size_t i = begin; i < end; ++i) {
+      if (!rows.Has(i)) continue;
       MulticlassStatistics(objective_, leaf_update_, &margins_[i * classes],
                            static_cast<int>(data_.labels[i]), k_, gradient_clip_, hessian_clip_, g,
                            h);

@@ -14,6 +14,7 @@
 #include "rdpkit/trees/accounting.h"
 #include "rdpkit/trees/config.h"
 #include "rdpkit/trees/data.h"
+#include "row_sample.h"
 #include "statistics.h"
 
 namespace rdpkit::trees::internal {
@@ -56,8 +57,11 @@ class ClassStatistics {
   // Adds class k's tree to the class-k margins (leaf_values[node_of[i]] for row i). The
   // statistics stay those of the round's start until Recompute.
   void AddTree(int k, const std::vector<double>& leaf_values, const std::uint16_t* node_of);
-  // Every row's statistics from its current margins (the end of a round).
-  void Recompute();
+  // The statistics of the rows in `rows` from their current margins (the start of a round, once
+  // its rows are drawn); the other rows' stay stale until a round that draws them, and the
+  // trainer reads only the rows of its sample (the Rényi filter, which charges every row, asks
+  // for all of them). All rows by default.
+  void Recompute(const RowSample& rows = RowSample());
   // Row i's (‖g‖₂, ‖h‖₂) over the classes: its contribution to a softprob round's joint query,
   // whose individual sensitivity ratios the Rényi filter charges (docs/math/multiclass.md).
   Pair Norms(std::size_t i) const;

@@ -505,7 +505,6 @@ void Trainer::TrainClassTrees(int t, const std::vector<int>& features, Model& mo
   }
   class_ = 0;
   plan_->EndTree();
-  classes_->Recompute();
   if (options_.progress && options_.progress_stream) {
     *options_.progress_stream << "rdpkit train: " << (t + 1) << "/" << total_trees_ << " rounds\n";
   }
@@ -541,6 +540,8 @@ Model Trainer::Run() {
   for (int t = 0; t < total_trees_; ++t) {
     plan_->BeginTree();
     DrawSample();
+    // Multiclass: the round's starting statistics, of the rows it reads (t = 0: the base's).
+    if (classes_ && t > 0) classes_->Recompute(filter_ ? internal::RowSample() : in_sample_);
     if (filter_) ApplyFilter();
     if (ih_ && !refine_from_root && t < ih_rounds_) {
       rows_->FlushPending(node_of_.data());  // the Hessian histogram needs current statistics
