@@ -185,6 +185,8 @@ double PowerOfTwo(double exponent) {
 }
 double PowerOfTwoAtLeast(double x) { return PowerOfTwo(std::ceil(std::log2(x))); }
 double PowerOfTwoAtMost(double x) { return PowerOfTwo(std::floor(std::log2(x))); }
+// A grid step inside [kMinStep, kMaxStep].
+double ClampStep(double h) { return std::clamp(h, kMinStep, kMaxStep); }
 
 // One direction's composition on the window of its discretised factors (pld.md §4–5), tilted by
 // λ when λ > 0 (§6b).
@@ -307,8 +309,7 @@ struct Plan {
     // points is the main pessimism there, and those compositions are cheap.
     const double width_step = atoms ? PowerOfTwoAtMost(by_width) : PowerOfTwoAtLeast(by_width);
     const double resolution_step = PowerOfTwoAtMost(by_resolution.value_or(by_width));
-    return std::clamp(std::max(PowerOfTwoAtLeast(finest), std::min(width_step, resolution_step)),
-                      kMinStep, kMaxStep);
+    return ClampStep(std::max(PowerOfTwoAtLeast(finest), std::min(width_step, resolution_step)));
   }
 };
 
@@ -359,11 +360,10 @@ Plan PlanComposition(const Event& event, double tail) {
   }
   plan.tail_mass = kTailShare * tail / total_count;
   const double tail_mass = plan.tail_mass;
-  const auto clamp_step = [](double h) { return std::clamp(h, kMinStep, kMaxStep); };
   // The first grid: about 1/256 of the composition's standard deviation, but never finer than
   // 2^-18 of one factor's loss range (a nearly deterministic loss has a tiny variance).
   const double first_step =
-      clamp_step(PowerOfTwoAtLeast(std::max(std::sqrt(variance) / 256, range / 0x1p18) + 1e-300));
+      ClampStep(PowerOfTwoAtLeast(std::max(std::sqrt(variance) / 256, range / 0x1p18) + 1e-300));
   double width = 0;
   for (const PldDirection d : directions) {
     const Bases bases = Discretize(factors, d, first_step, tail_mass);
@@ -456,7 +456,7 @@ internal::PldGridPlan internal::PlanPldGrids(const Event& event, double delta,
     out.steps.push_back(plan.factors.empty() ? 0 : plan.Step(options));
   }
   if (!plan.factors.empty() && plan.by_resolution) {
-    out.resolution_step = std::clamp(PowerOfTwoAtMost(*plan.by_resolution), kMinStep, kMaxStep);
+    out.resolution_step = ClampStep(PowerOfTwoAtMost(*plan.by_resolution));
   }
   return out;
 }

@@ -133,19 +133,16 @@ TEST(Model, PredictsBlocksOfRowsAsRowByRow) {
   for (auto& column : data.columns) {
     for (double& x : column) x = rng() % 10 == 0 ? kNaN : value(rng);
   }
-  const auto row_of = [&](std::size_t r) {
-    return std::vector<double>{data.columns[0][r], data.columns[1][r]};
-  };
   const std::vector<double> predictions = model.Predict(data);
   ASSERT_EQ(predictions.size(), 600u);
   for (std::size_t r = 0; r < 600; ++r)
-    EXPECT_EQ(predictions[r], model.PredictRow(row_of(r).data()));
+    EXPECT_EQ(predictions[r], model.PredictRow(data.Row(r).data()));
   model.objective = Objective::kMultiSoftprob;
   model.n_classes = 3;
   const std::vector<double> p = model.PredictProbabilities(data);
   ASSERT_EQ(p.size(), 1800u);
   for (std::size_t r = 0; r < 600; ++r) {
-    const std::vector<double> margins = model.PredictMargins(row_of(r).data());
+    const std::vector<double> margins = model.PredictMargins(data.Row(r).data());
     double expected[3];
     internal::ClassProbabilities(model.objective, margins.data(), 3, expected);
     for (std::size_t c = 0; c < 3; ++c) EXPECT_EQ(p[r * 3 + c], expected[c]);
