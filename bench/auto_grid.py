@@ -124,10 +124,37 @@ for _t, _eta in [(1000, 0.03), (1000, 0.05), (2000, 0.023), (2000, 0.03), (2000,
                                                    "learning_rate": _eta}
     CONFIGS[f"S-BDT+floor adapt d4 T{_t} η{_eta}"] = {**SBDT, **ADAPT, "max_depth": 4,
                                                       "n_estimators": _t, "learning_rate": _eta}
+# Beyond ε = 1 (docs/trees_auto.md § Larger ε; runs in bench/auto_grid_large_eps_runs.jsonl):
+# the unsampled binary branch with its total step held at ε = 1's, deeper random trees, greedy
+# noisy-histogram trees, and the subsampled branch with all features per tree or greedy splits.
+CLIPS = {"gradient_clip": 0.5, "hessian_clip": 0.1}  # binary's clips (§ Why)
+LARGE_EPS_BINARY = set()
+for _d in (4, 5, 6):
+    LARGE_EPS_BINARY.add(f"T1000 η0.045 g*0.5 h*0.1 d{_d}")
+    CONFIGS[f"T1000 η0.045 g*0.5 h*0.1 d{_d}"] = {"n_estimators": 1000, "learning_rate": 0.045,
+                                                  "max_depth": _d, **CLIPS}
+for _d, _t, _eta in [(4, 300, 0.1), (6, 300, 0.1), (6, 100, 0.3)]:
+    LARGE_EPS_BINARY.add(f"histogram d{_d} T{_t} η{_eta} g*0.5 h*0.1")
+    CONFIGS[f"histogram d{_d} T{_t} η{_eta} g*0.5 h*0.1"] = {
+        "split_method": "histogram", "max_depth": _d, "n_estimators": _t, "learning_rate": _eta,
+        **CLIPS}
+CONFIGS["S-BDT+floor T2000 η0.03 all-features"] = {
+    **SBDT, "n_estimators": 2000, "learning_rate": 0.03, "feature_interaction": {"method": "all"}}
+CONFIGS["S-BDT+floor T2000 η0.03 all-features node"] = {
+    **CONFIGS["S-BDT+floor T2000 η0.03 all-features"], "split_scope": "node"}
+CONFIGS["S-BDT+floor adapt T2000 η0.03 all-features"] = {
+    **SBDT, **ADAPT, "n_estimators": 2000, "learning_rate": 0.03,
+    "feature_interaction": {"method": "all"}}
+CONFIGS["S-BDT+floor adapt T2000 η0.03 all-features node"] = {
+    **SBDT, **ADAPT, "n_estimators": 2000, "learning_rate": 0.03,
+    "feature_interaction": {"method": "all"}, "split_scope": "node"}
+CONFIGS["S-BDT+floor adapt histogram d6 T300 η0.1"] = {
+    **SBDT, **ADAPT, "split_method": "histogram", "feature_interaction": {"method": "all"},
+    "split_scope": "node"}
 REGRESSION_ONLY = {"S-BDT exact leaf", "T1000 η0.03 init lbn", "S-BDT+floor g*0.1",
                    "S-BDT+floor g*0.2", "S-BDT+floor g*0.1 d2 T150 η0.2",
                    *(name for name in CONFIGS if name.startswith("S-BDT+floor adapt"))}
-BINARY_ONLY = {"T1000 η0.03 filter +500", "T300 η0.1 filter +300", "exponential T100 η0.3 d3",
+BINARY_ONLY = {*LARGE_EPS_BINARY, "T1000 η0.03 filter +500", "T300 η0.1 filter +300", "exponential T100 η0.3 d3",
                "exponential T300 η0.1"}
 
 
