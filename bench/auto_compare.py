@@ -17,6 +17,10 @@ Random(split), its first 70 % to training; regression and multiclass: the same b
   auto-fixed-clip  (regression; not in the default list) auto with the initial score given
            without adapt_gradient_clip, so g* stays 0.5: what the adapted clip changes
   auto-dK  (not in the default list) auto with max_depth K given: the depth table
+  auto-features-all, auto-features-all-node  (not in the default list) auto with
+           feature_interaction all given (and split_scope node): the subsampled branch's trees
+           over all features (docs/trees_auto.md § Why); the unsampled branch's default already
+  auto-cyclical-kK  (not in the default list) auto with K features per tree (cyclical)
   sbdt     S-BDT's code with S-BDT's setting (bench/parity.py; needs --sbdt DIR)
   maddock  Maddock et al.'s DP-TR, their best published setting (needs --maddock DIR)
 
@@ -91,6 +95,13 @@ def rdpkit_config(method, eps, delta, split):
         config["initial_score"] = {"epsilon_share": 0.1, "label_clip": 1.0}
     if method.startswith("auto-d"):
         config["max_depth"] = int(method[len("auto-d"):])
+    if method.startswith("auto-features-all"):
+        config["feature_interaction"] = {"method": "all"}
+    if method.startswith("auto-cyclical-k"):
+        config["feature_interaction"] = {"method": "cyclical",
+                                         "k": int(method[len("auto-cyclical-k"):])}
+    if method == "auto-features-all-node":
+        config["split_scope"] = "node"
     return config
 
 

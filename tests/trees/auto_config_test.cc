@@ -113,6 +113,42 @@ TEST(AutoSettings, SubsamplesRegressionAndLargeClassificationRuns) {
                    .contains("split_scope"));
 }
 
+// Subsampled trees: one feature each (S-BDT's), except regression from ε = 1, whose trees split
+// on all features (docs/trees_auto.md § Larger ε).
+TEST(AutoSettings, RegressionTreesSplitOnAllFeaturesFromEpsilonOne) {
+  const json one = {{"method", "cyclical"}, {"k", 1}};
+  const json all = {{"method", "all"}, {"k", 0}};
+  const auto interaction = [](std::size_t n, Task task, double epsilon) {
+    return AutoSettings(Facts(n, 10, task, epsilon), json::object())["feature_interaction"];
+  };
+  for (const std::size_t n : {300, 10000}) {
+    EXPECT_EQ(interaction(n, Task::kRegression, 0.999), one);
+    EXPECT_EQ(interaction(n, Task::kRegression, 1.0), all);
+    EXPECT_EQ(interaction(n, Task::kRegression, 8.0), all);
+  }
+  for (const double epsilon : {0.5, 1.0, 8.0}) {
+    EXPECT_EQ(interaction(10000, Task::kBinary, epsilon), one);
+    EXPECT_EQ(interaction(50000, Task::kMulticlass, epsilon), one);
+  }
+  // Trees over all features still draw their splits from all of a feature's candidates.
+  EXPECT_EQ(AutoSettings(Facts(10000, 10, Task::kRegression, 2.0), {})["split_scope"], "all");
+  // A given feature_interaction wins.
+  EXPECT_EQ(AutoSettings(Facts(10000, 10, Task::kRegression, 2.0), {{"feature_interaction", one}})
+                .contains("feature_interaction"),
+            false);
+}
+
+// Above ε = 1 an unsampled binary run keeps ε = 1's total step T·η = 45 (docs/trees_auto.md
+// § Larger ε): more budget never lengthens the steps past where the model fits.
+TEST(AutoSettings, BinaryTotalStepStopsGrowingAtEpsilonOne) {
+  for (const double epsilon : {1.0, 1.5, 2.0, 8.0, 1e6}) {
+    const json s = AutoSettings(Facts(3000, 20, Task::kBinary, epsilon), json::object());
+    EXPECT_DOUBLE_EQ(s["learning_rate"].get<double>(), 0.045) << epsilon;
+  }
+  const json below = AutoSettings(Facts(3000, 20, Task::kBinary, 0.999), json::object());
+  EXPECT_LT(below["learning_rate"].get<double>(), 0.045);
+}
+
 TEST(AutoSettings, AGivenNumberOfTreesSetsTheLearningRate) {
   const PublicFacts facts = Facts(3000, 20, Task::kBinary, 1.0);
   const json given = {{"n_estimators", 300}};

@@ -40,7 +40,9 @@ constexpr double kSubsampledTotalStep = 60;
 constexpr double kSmallSubsampledTotalStep = 100;
 // Unsampled binary runs: the margin's noise sd grows as T·η/ε while its signal grows with T·η
 // until the model fits, so the best total step grows with ε: measured best 20 at ε = 0.1, 40 at
-// 0.5, 40–50 at 1 on the 8 binary sets; T·η = 45·ε^(1/3) fits them (docs/trees_auto.md).
+// 0.5, 40–50 at 1 on the 8 binary sets; T·η = 45·ε^(1/3) fits them (docs/trees_auto.md). Above
+// ε = 1 the model fits before noise matters: 45 beat 45·ε^(1/3) at ε = 2, 4 and 8 on the 7 sets of
+// this branch (the longer step lost AUC as ε grew on two), so the step stays at ε = 1's.
 constexpr double kBinaryTotalStepAtEpsilonOne = 45;
 // h* of unsampled binary runs (the lower value of S-BDT's grid, its §8): below the Hessian's bound
 // 1/4 it lowers the pair's sensitivity √(g*² + h*²) and lengthens the Newton steps of uncertain
@@ -48,17 +50,23 @@ constexpr double kBinaryTotalStepAtEpsilonOne = 45;
 constexpr double kBinaryHessianClip = 0.1;
 // Largest learning rate the rule picks (a given small T: T = 25 → 0.3, not 1.2).
 constexpr double kMaxLearningRate = 0.3;
+// From this ε on, subsampled regression trees split on all features instead of one per tree:
+// against S-BDT's one feature per tree, all features lowered RMSE on every regression set measured
+// (8) at ε = 2 and 8 or tied, by 1–32 % (diamonds, whose price needs carat × quality), and at ε = 1
+// on 4 with ties on 2 and 0.2–0.6 % losses on 2; at ε = 0.5 and 0.1 the finer cells cost 4 of 8 up
+// to 22 % (docs/trees_auto.md § Larger ε). Binary (mplsstops) lost with it up to ε = 2.
+constexpr double kAllFeaturesRegressionEpsilon = 1;
 
-// T·η of a run: 45·ε^(1/3) for unsampled private binary runs, kSubsampledTotalStep (or, below
-// kSubsampleRows rows, kSmallSubsampledTotalStep) for subsampled binary and regression runs, else
-// kTotalStep.
+// T·η of a run: 45·min(ε, 1)^(1/3) for unsampled private binary runs, kSubsampledTotalStep (or,
+// below kSubsampleRows rows, kSmallSubsampledTotalStep) for subsampled binary and regression runs,
+// else kTotalStep.
 double TotalStep(const PublicFacts& facts, bool subsampled) {
   if (facts.task == Task::kMulticlass || !std::isfinite(facts.epsilon)) return kTotalStep;
   if (subsampled) {
     return facts.n_rows >= kSubsampleRows ? kSubsampledTotalStep : kSmallSubsampledTotalStep;
   }
   if (facts.task != Task::kBinary) return kTotalStep;
-  return kBinaryTotalStepAtEpsilonOne * std::cbrt(facts.epsilon);
+  return kBinaryTotalStepAtEpsilonOne * std::cbrt(std::min(facts.epsilon, 1.0));
 }
 
 // η for T trees: the total step over T, at most kMaxLearningRate.
@@ -77,8 +85,9 @@ double FirstRoundGradientNorm(const PublicFacts& facts) {
 
 // S-BDT's setting (S-BDT §8 and its code: Poisson rate 0.1, leaf-balanced noise with Hessian
 // weight 0.2, depth 6, λ = 15, one feature per tree drawn from all of its candidates, 10 % of ε
-// on the initial score, g* = 0.5) with rdpkit's leaf rule (the floored noisy Hessian), and more
-// trees at a smaller step for binary and regression (kSubsampledTrees).
+// on the initial score, g* = 0.5) with rdpkit's leaf rule (the floored noisy Hessian), more
+// trees at a smaller step for binary and regression (kSubsampledTrees), and regression trees over
+// all features from kAllFeaturesRegressionEpsilon.
 json SubsampledSettings(const PublicFacts& facts) {
   json s = json::object();
   s["n_estimators"] = facts.task == Task::kMulticlass ? kTrees : kSubsampledTrees;
@@ -88,7 +97,11 @@ json SubsampledSettings(const PublicFacts& facts) {
   // 4 keeps more of them per leaf (docs/trees_auto.md: lower RMSE on all four such sets measured).
   s["max_depth"] = facts.n_rows >= kSubsampleRows ? 6 : 4;
   s["reg_lambda"] = 15;
-  s["feature_interaction"] = {{"method", "cyclical"}, {"k", 1}};
+  if (facts.task == Task::kRegression && facts.epsilon >= kAllFeaturesRegressionEpsilon) {
+    s["feature_interaction"] = {{"method", "all"}, {"k", 0}};  // the key table's form
+  } else {
+    s["feature_interaction"] = {{"method", "cyclical"}, {"k", 1}};
+  }
   s["split_scope"] = "all";
   // Regression: S-BDT's 0.5 (half the label range's half); classification: the first round's
   // gradient norm, which is S-BDT's 0.5 for binary (multiclass, diamonds_cut: √(4/5) beat 0.5 by
