@@ -21,6 +21,9 @@ Random(split), its first 70 % to training; regression and multiclass: the same b
            feature_interaction all given (and split_scope node): the subsampled branch's trees
            over all features (docs/trees_auto.md § Why); the unsampled branch's default already
   auto-cyclical-kK  (not in the default list) auto with K features per tree (cyclical)
+  auto-no-subsample  (not in the default list) auto with subsample 1 given
+  auto-unsampled  (binary; not in the default list) the rule's settings below 10 000 rows
+           written out, for binary sets above it (bench/derived_binary.py)
   sbdt     S-BDT's code with S-BDT's setting (bench/parity.py; needs --sbdt DIR)
   maddock  Maddock et al.'s DP-TR, their best published setting (needs --maddock DIR)
 
@@ -100,6 +103,11 @@ def rdpkit_config(method, eps, delta, split):
     if method.startswith("auto-cyclical-k"):
         config["feature_interaction"] = {"method": "cyclical",
                                          "k": int(method[len("auto-cyclical-k"):])}
+    if method == "auto-unsampled":  # the rule's binary branch below 10 000 rows, written out
+        config.update({"defaults": "static", "n_estimators": 1000, "gradient_clip": 0.5,
+                       "hessian_clip": 0.1, "learning_rate": 0.045 * min(eps, 1) ** (1 / 3)})
+    if method == "auto-no-subsample":  # the subsampled branch's settings on every row
+        config["subsample"] = 1.0
     if method == "auto-features-all-node":
         config["split_scope"] = "node"
     return config

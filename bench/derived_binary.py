@@ -1,0 +1,70 @@
+#!/usr/bin/env python3
+"""Binary data sets of 10 000 rows or more, derived from the shared regression sets (issue 14;
+docs/trees_auto.md § Larger binary sets). Only mplsstops among the shared binary sets is that
+large, so the auto rule's subsampled binary branch was chosen on one set; these three check it on
+more real data. Each label is a fixed public threshold on the regression label:
+
+  diamonds_5000   price ≥ 5000 dollars (53 940 rows, 9 features)
+  cps1988_500     weekly wage ≥ 500 dollars (28 155 rows, 6 features)
+  insteval_4      lecture rating ≥ 4 (73 421 rows, 6 features)
+
+    python3 bench/derived_binary.py [--datasets ../shared/datasets] --out DIR
+    python3 bench/auto_compare.py RDPKIT --datasets DIR --sets diamonds_5000,cps1988_500,insteval_4 \\
+        --methods auto,… --out bench/derived_binary_runs.jsonl
+
+Writes DIR/NAME.csv (the features as they are, label 0/1 last) and DIR/NAME.json (the source's
+sidecar with task binary and the label rule).
+"""
+import argparse
+import csv
+import json
+import os
+import sys
+
+from parity import HERE
+
+DERIVED = {  # name: (source set, threshold on its label)
+    "diamonds_5000": ("diamonds", 5000),
+    "cps1988_500": ("cps1988", 500),
+    "insteval_4": ("insteval", 4),
+}
+
+
+def derive(datasets, out, name):
+    source, threshold = DERIVED[name]
+    with open(os.path.join(datasets, f"{source}.json")) as f:
+        sidecar = json.load(f)
+    with open(os.path.join(datasets, f"{source}.csv"), newline="") as f:
+        rows = list(csv.reader(f))
+    header, body = rows[0], rows[1:]
+    if header[-1] != "label":
+        raise SystemExit(f"{source}.csv: the last column is {header[-1]!r}, not label")
+    labeled = [r[:-1] + ["1" if float(r[-1]) >= threshold else "0"] for r in body]
+    with open(os.path.join(out, f"{name}.csv"), "w", newline="") as f:
+        csv.writer(f).writerows([header] + labeled)
+    positives = sum(r[-1] == "1" for r in labeled)
+    sidecar.update({"name": name, "file": f"{name}.csv", "task": "binary",
+                    "label_rule": f"label = {source} label ≥ {threshold:g}",
+                    "label_stats": {"min": 0, "max": 1,
+                                    "mean": round(positives / len(labeled), 6)}})
+    for key in ("csv_sha256", "bytes", "generated_by"):
+        sidecar.pop(key, None)
+    with open(os.path.join(out, f"{name}.json"), "w") as f:
+        json.dump(sidecar, f, indent=1)
+    return len(labeled), positives
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--datasets", default=os.path.join(HERE, "..", "..", "shared", "datasets"))
+    ap.add_argument("--out", required=True)
+    args = ap.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    for name in DERIVED:
+        n, positives = derive(args.datasets, args.out, name)
+        print(f"{name}: {n} rows, {positives / n:.3f} positive")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
