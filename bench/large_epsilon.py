@@ -9,8 +9,10 @@ of bench/auto_compare.py at ε = 0.02 and 2–8 (bench/auto_large_eps_runs.jsonl
         bench/extra_runs.jsonl > docs/trees_auto_large_eps.md
 
 Methods read: auto (the rule of this checkout), auto-0b39a63 (the rule before its ε > 1 changes:
-binary T·η = 45·ε^(1/3) at every ε, one feature per subsampled regression tree), auto-features-all
-and auto-features-all-node (bench/auto_compare.py), nonprivate. Means over the splits both
+binary T·η = 45·ε^(1/3) at every ε, one feature per subsampled regression tree, binary sets from
+10 000 rows subsampled at every ε), auto-features-all, auto-features-all-node, auto-unsampled and
+auto-no-subsample (bench/auto_compare.py), nonprivate. bench/derived_binary_runs.jsonl adds three
+binary sets of 20 000–51 000 rows (bench/derived_binary.py). Means over the splits both
 methods of a comparison ran (the same splits and seeds); regression RMSE in label units.
 """
 import json
@@ -95,8 +97,7 @@ def feature_interaction(runs, task_of):
         for eps in sorted({k[1] for k in runs if k[0] == name and k[2] == "auto-features-all"}):
             # The rule before grew one-feature trees at every ε; where it did not run, the rule
             # now does (regression below ε = 1, classification at every ε).
-            before = any(k[:3] == (name, eps, "auto-0b39a63") for k in runs)
-            one = "auto-0b39a63" if before else "auto"
+            one = baseline_of(runs, name, eps)
             p = paired(runs, name, eps, one, "auto-features-all")
             q = paired(runs, name, eps, one, "auto-features-all-node")
             if p is None:
@@ -105,6 +106,30 @@ def feature_interaction(runs, task_of):
             node = fmt(q[1], task) if q else "–"
             out.append(f"| {name} | {eps:g} | {fmt(p[0], task)} | {fmt(p[1], task)} | {node} "
                        f"| {rel} | {p[2]} |")
+    return out
+
+
+def baseline_of(runs, name, eps):
+    """The rule before where it ran (it differs from the rule now there), else the rule now."""
+    before = any(k[:3] == (name, eps, "auto-0b39a63") for k in runs)
+    return "auto-0b39a63" if before else "auto"
+
+
+def versus(runs, task_of, method, intro, columns, before=True):
+    """method against the rule (of 0b39a63 where it ran and `before`) on the same splits."""
+    out = [intro, f"| dataset | ε | {columns[0]} | {columns[1]} | change | splits |",
+           "| --- | --- | ---: | ---: | ---: | ---: |"]
+    for name in sorted(task_of, key=lambda n: (task_of[n], n)):
+        task = task_of[name]
+        for eps in sorted({k[1] for k in runs if k[0] == name and k[2] == method}):
+            base = baseline_of(runs, name, eps) if before else "auto"
+            p = paired(runs, name, eps, base, method)
+            if p is None:
+                continue
+            change = (f"{100 * (p[1] / p[0] - 1):+.1f} %" if task == "regression"
+                      else f"{p[1] - p[0]:+.4f}")
+            out.append(f"| {name} | {eps:g} | {fmt(p[0], task)} | {fmt(p[1], task)} | {change} "
+                       f"| {p[2]} |")
     return out
 
 
@@ -119,7 +144,16 @@ def main():
             + " > docs/trees_auto_large_eps.md` (protocol: bench/auto_compare.py; why: "
             "docs/trees_auto.md § Larger ε). Do not edit by hand.\n"]
     print("\n".join(head + across_epsilon(runs, task_of) + before_and_now(runs, task_of)
-                    + feature_interaction(runs, task_of)))
+                    + feature_interaction(runs, task_of)
+                    + versus(runs, task_of, "auto-unsampled",
+                             "\nBinary sets of 10 000 rows or more: the subsampled branch (Poisson 0.1, "
+                             "S-BDT's trees; the rule of 0b39a63 at every ε) against the unsampled "
+                             "one (the rule's settings below 10 000 rows), on the same splits.\n",
+                             ("subsampled", "unsampled"))
+                    + versus(runs, task_of, "auto-no-subsample",
+                             "\nRegression: the rule's subsampled settings on every row "
+                             "(`subsample` 1) against the rule, on the same splits.\n",
+                             ("subsampled", "every row"), before=False)))
     return 0
 
 

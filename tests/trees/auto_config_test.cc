@@ -126,8 +126,8 @@ TEST(AutoSettings, RegressionTreesSplitOnAllFeaturesFromEpsilonOne) {
     EXPECT_EQ(interaction(n, Task::kRegression, 1.0), all);
     EXPECT_EQ(interaction(n, Task::kRegression, 8.0), all);
   }
+  EXPECT_EQ(interaction(10000, Task::kBinary, 0.5), one);
   for (const double epsilon : {0.5, 1.0, 8.0}) {
-    EXPECT_EQ(interaction(10000, Task::kBinary, epsilon), one);
     EXPECT_EQ(interaction(50000, Task::kMulticlass, epsilon), one);
   }
   // Trees over all features still draw their splits from all of a feature's candidates.
@@ -136,6 +136,21 @@ TEST(AutoSettings, RegressionTreesSplitOnAllFeaturesFromEpsilonOne) {
   EXPECT_EQ(AutoSettings(Facts(10000, 10, Task::kRegression, 2.0), {{"feature_interaction", one}})
                 .contains("feature_interaction"),
             false);
+}
+
+// Binary runs from 10 000 rows subsample below ε = 1 only; multiclass runs at every ε
+// (docs/trees_auto.md § Larger binary sets).
+TEST(AutoSettings, LargeBinaryRunsSubsampleBelowEpsilonOneOnly) {
+  for (const std::size_t n : {10000, 200000}) {
+    EXPECT_EQ(AutoSettings(Facts(n, 11, Task::kBinary, 0.999), {})["subsample"], 0.1);
+    for (const double epsilon : {1.0, 2.0, 8.0}) {
+      const json s = AutoSettings(Facts(n, 11, Task::kBinary, epsilon), {});
+      EXPECT_FALSE(s.contains("subsample")) << epsilon;
+      // The settings of the branch below 10 000 rows.
+      EXPECT_EQ(s, AutoSettings(Facts(9999, 11, Task::kBinary, epsilon), {})) << epsilon;
+      EXPECT_EQ(AutoSettings(Facts(n, 11, Task::kMulticlass, epsilon), {})["subsample"], 0.1);
+    }
+  }
 }
 
 // Above ε = 1 an unsampled binary run keeps ε = 1's total step T·η = 45 (docs/trees_auto.md
@@ -162,7 +177,7 @@ TEST(AutoSettings, AGivenNumberOfTreesSetsTheLearningRate) {
   };
   EXPECT_DOUBLE_EQ(rate(Facts(3000, 20, Task::kRegression, 1.0), 300), 0.3);  // at most 0.3
   EXPECT_DOUBLE_EQ(rate(Facts(3000, 20, Task::kRegression, 1.0), 4000), 0.025);
-  EXPECT_DOUBLE_EQ(rate(Facts(10000, 20, Task::kBinary, 1.0), 300), 0.2);
+  EXPECT_DOUBLE_EQ(rate(Facts(10000, 20, Task::kBinary, 0.1), 300), 0.2);
   EXPECT_DOUBLE_EQ(rate(Facts(20000, 20, Task::kRegression, 1.0), 600), 0.1);
   EXPECT_DOUBLE_EQ(rate(Facts(3000, 20, Task::kMulticlass, 1.0), 300), 0.1);
   EXPECT_DOUBLE_EQ(rate(facts, 20), 0.3);  // at most 0.3
