@@ -69,7 +69,7 @@ def across_epsilon(runs, task_of):
 
 
 def before_and_now(runs, task_of):
-    out = ["\nThe rule before (0b39a63) and now above ε = 1, on the same splits; change: AUC or "
+    out = ["\nThe rule before (0b39a63) and now from ε = 1, on the same splits; change: AUC or "
            "accuracy points, or % RMSE (negative is better).\n",
            "| dataset | ε | before | now | change | splits |", "| --- | --- | ---: | ---: | ---: | ---: |"]
     for name in sorted(task_of, key=lambda n: (task_of[n], n)):

@@ -57,10 +57,11 @@ constexpr double kBinaryHessianClip = 0.1;
 // Largest learning rate the rule picks (a given small T: T = 25 → 0.3, not 1.2).
 constexpr double kMaxLearningRate = 0.3;
 // From this ε on, subsampled regression trees split on all features instead of one per tree:
-// against S-BDT's one feature per tree, all features lowered RMSE on every regression set measured
-// (8) at ε = 2 and 8 or tied, by 1–32 % (diamonds, whose price needs carat × quality), and at ε = 1
-// on 4 with ties on 2 and 0.2–0.6 % losses on 2; at ε = 0.5 and 0.1 the finer cells cost 4 of 8 up
-// to 22 % (docs/trees_auto.md § Larger ε). Binary (mplsstops) lost with it up to ε = 2.
+// against S-BDT's one feature per tree, all features lowered RMSE on the 8 regression sets
+// measured at ε = 2 and 8 by up to 32 % (diamonds, whose price needs carat × quality) or stayed
+// within 0.1 %, and at ε = 1 on 4, with 2 ties and 0.3–0.6 % losses on 2; at ε = 0.5 and 0.1 the
+// finer cells cost 4 of 8 up to 23 % (docs/trees_auto.md § Larger ε). Binary (mplsstops) lost
+// with it up to ε = 2.
 constexpr double kAllFeaturesRegressionEpsilon = 1;
 
 // T·η of a run: 45·min(ε, 1)^(1/3) for unsampled private binary runs, kSubsampledTotalStep (or,
