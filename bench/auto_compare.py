@@ -22,6 +22,7 @@ Random(split), its first 70 % to training; regression and multiclass: the same b
            over all features (docs/trees_auto.md § Why); the unsampled branch's default already
   auto-cyclical-kK  (not in the default list) auto with K features per tree (cyclical)
   auto-no-subsample  (not in the default list) auto with subsample 1 given
+  auto-etaX  (not in the default list) auto with learning_rate X given
   auto-unsampled  (binary; not in the default list) the rule's settings below 10 000 rows
            written out, for binary sets above it (bench/derived_binary.py)
   sbdt     S-BDT's code with S-BDT's setting (bench/parity.py; needs --sbdt DIR)
@@ -106,6 +107,8 @@ def rdpkit_config(method, eps, delta, split):
     if method == "auto-unsampled":  # the rule's binary branch below 10 000 rows, written out
         config.update({"defaults": "static", "n_estimators": 1000, "gradient_clip": 0.5,
                        "hessian_clip": 0.1, "learning_rate": 0.045 * min(eps, 1) ** (1 / 3)})
+    if method.startswith("auto-eta"):  # auto with the learning rate given (T stays the rule's)
+        config["learning_rate"] = float(method[len("auto-eta"):])
     if method == "auto-no-subsample":  # the subsampled branch's settings on every row
         config["subsample"] = 1.0
     if method == "auto-features-all-node":

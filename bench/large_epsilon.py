@@ -11,7 +11,8 @@ of bench/auto_compare.py at ε = 0.02 and 2–8 (bench/auto_large_eps_runs.jsonl
 Methods read: auto (the rule of this checkout), auto-0b39a63 (the rule before its ε > 1 changes:
 binary T·η = 45·ε^(1/3) at every ε, one feature per subsampled regression tree, binary sets from
 10 000 rows subsampled at every ε), auto-features-all, auto-features-all-node, auto-unsampled and
-auto-no-subsample (bench/auto_compare.py), nonprivate. bench/derived_binary_runs.jsonl adds three
+auto-no-subsample (bench/auto_compare.py), nonprivate; the file's auto-etaX, auto-cyclical-kK
+runs are quoted in docs/trees_auto.md's text only. bench/derived_binary_runs.jsonl adds three
 binary sets of 20 000–51 000 rows (bench/derived_binary.py). Means over the splits both
 methods of a comparison ran (the same splits and seeds); regression RMSE in label units.
 """
