@@ -13,8 +13,8 @@ void RowSample::DrawPoisson(mechanisms::Random& rng, double gamma, std::size_t f
   // A row is in when its draw k, uniform on [0, 2^53), is below ⌊γ·2^53⌋ (exact: γ·2^53 only
   // scales the exponent), so that P = ⌊γ·2^53⌋/2^53 ≤ γ (InclusionProbability).
   const auto below = static_cast<std::uint64_t>(InclusionProbability(gamma) * 0x1p53);
-  const auto draw = [&rng] { return rng.NextU64() >> 11; };  // Uniform01's 53 bits
-  for (std::size_t i = 0; i < first; ++i) draw();            // the rows of the ranks before
+  const auto draw = [&rng] { return rng.NextU53(); };  // the draw under Uniform01
+  for (std::size_t i = 0; i < first; ++i) draw();      // the rows of the ranks before
   // The draws go straight into the bits, without a branch.
   for (std::size_t w = 0; w < words_.size(); ++w) {
     const std::size_t rows = std::min<std::size_t>(64, n - 64 * w);

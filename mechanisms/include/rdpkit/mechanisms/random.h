@@ -36,8 +36,10 @@ class Random {
     if (buffer_pos_ == kBufferWords) Refill();
     return buffer_[buffer_pos_++];
   }
+  // 53 uniform random bits: an integer uniform on [0, 2^53), the draw under Uniform01.
+  std::uint64_t NextU53() noexcept { return NextU64() >> 11; }
   // Uniform on [0, 1): 53 random bits scaled by 2^-53.
-  double Uniform01() noexcept { return static_cast<double>(NextU64() >> 11) * 0x1.0p-53; }
+  double Uniform01() noexcept { return static_cast<double>(NextU53()) * 0x1.0p-53; }
   bool secure() const noexcept { return secure_; }
 
   // ChaCha20 block function of RFC 8439 §2.3: 16 little-endian output words for a key, a block
