@@ -16,12 +16,12 @@ Writes DIR/NAME.csv (the features as they are, label 0/1 last) and DIR/NAME.json
 sidecar with task binary and the label rule).
 """
 import argparse
-import csv
 import json
 import os
 import sys
 
-from parity import HERE
+from multiclass_utility import write_csv
+from parity import HERE, read_csv
 
 DERIVED = {  # name: (source set, threshold on its label)
     "diamonds_5000": ("diamonds", 5000),
@@ -34,14 +34,11 @@ def derive(datasets, out, name):
     source, threshold = DERIVED[name]
     with open(os.path.join(datasets, f"{source}.json")) as f:
         sidecar = json.load(f)
-    with open(os.path.join(datasets, f"{source}.csv"), newline="") as f:
-        rows = list(csv.reader(f))
-    header, body = rows[0], rows[1:]
+    header, body = read_csv(os.path.join(datasets, f"{source}.csv"))
     if header[-1] != "label":
         raise SystemExit(f"{source}.csv: the last column is {header[-1]!r}, not label")
     labeled = [r[:-1] + ["1" if float(r[-1]) >= threshold else "0"] for r in body]
-    with open(os.path.join(out, f"{name}.csv"), "w", newline="") as f:
-        csv.writer(f).writerows([header] + labeled)
+    write_csv(os.path.join(out, f"{name}.csv"), header, labeled)
     positives = sum(r[-1] == "1" for r in labeled)
     sidecar.update({"name": name, "file": f"{name}.csv", "task": "binary",
                     "label_rule": f"label = {source} label ≥ {threshold:g}",
