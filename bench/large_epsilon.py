@@ -25,28 +25,32 @@ METRIC = {"binary": "auc", "regression": "rmse", "multiclass": "accuracy"}
 
 
 def load(paths):
-    runs = {}  # (dataset, ε, method, split) -> value
+    runs = defaultdict(dict)  # (dataset, ε, method) -> {split: value}; a later record wins
     task_of = {}
     for path in paths:
         for line in open(path):
             r = json.loads(line)
             task_of[r["dataset"]] = r["task"]
-            runs[(r["dataset"], r["epsilon"], r["method"], r["split"])] = r[METRIC[r["task"]]]
+            runs[(r["dataset"], r["epsilon"], r["method"])][r["split"]] = r[METRIC[r["task"]]]
     return runs, task_of
 
 
 def values(runs, dataset, eps, method):
-    return [v for (d, e, m, _), v in runs.items() if (d, e, m) == (dataset, eps, method)]
+    return list(runs.get((dataset, eps, method), {}).values())
+
+
+def epsilons_of(runs, dataset, method):
+    return sorted({e for (d, e, m) in runs if (d, m) == (dataset, method)})
 
 
 def paired(runs, dataset, eps, a, b):
     """Means of a and b over the splits both ran, and how many."""
-    splits = sorted({k[3] for k in runs if k[:3] == (dataset, eps, a)}
-                    & {k[3] for k in runs if k[:3] == (dataset, eps, b)})
+    runs_a, runs_b = runs.get((dataset, eps, a), {}), runs.get((dataset, eps, b), {})
+    splits = sorted(runs_a.keys() & runs_b.keys())
     if not splits:
         return None
-    return (statistics.mean(runs[(dataset, eps, a, s)] for s in splits),
-            statistics.mean(runs[(dataset, eps, b, s)] for s in splits), len(splits))
+    return (statistics.mean(runs_a[s] for s in splits),
+            statistics.mean(runs_b[s] for s in splits), len(splits))
 
 
 def fmt(v, task):
@@ -54,7 +58,7 @@ def fmt(v, task):
 
 
 def across_epsilon(runs, task_of):
-    epsilons = sorted({k[1] for k in runs if k[2] == "auto"})
+    epsilons = sorted({e for (_, e, m) in runs if m == "auto"})
     out = ["The auto rule at every ε measured (mean over the splits; non-private: the greedy "
            "reference of bench/auto_compare.py, no noise).\n",
            "| dataset | metric | " + " | ".join(f"ε = {e:g}" for e in epsilons)
@@ -75,7 +79,7 @@ def before_and_now(runs, task_of):
            "| dataset | ε | before | now | change | splits |", "| --- | --- | ---: | ---: | ---: | ---: |"]
     for name in sorted(task_of, key=lambda n: (task_of[n], n)):
         task = task_of[name]
-        for eps in sorted({k[1] for k in runs if k[0] == name and k[2] == "auto-0b39a63"}):
+        for eps in epsilons_of(runs, name, "auto-0b39a63"):
             p = paired(runs, name, eps, "auto-0b39a63", "auto")
             if p is None:
                 continue
@@ -95,7 +99,7 @@ def feature_interaction(runs, task_of):
            "| --- | --- | ---: | ---: | ---: | ---: | ---: |"]
     for name in sorted(task_of, key=lambda n: (task_of[n], n)):
         task = task_of[name]
-        for eps in sorted({k[1] for k in runs if k[0] == name and k[2] == "auto-features-all"}):
+        for eps in epsilons_of(runs, name, "auto-features-all"):
             # The rule before grew one-feature trees at every ε; where it did not run, the rule
             # now does (regression below ε = 1, classification at every ε).
             one = baseline_of(runs, name, eps)
@@ -112,8 +116,7 @@ def feature_interaction(runs, task_of):
 
 def baseline_of(runs, name, eps):
     """The rule before where it ran (it differs from the rule now there), else the rule now."""
-    before = any(k[:3] == (name, eps, "auto-0b39a63") for k in runs)
-    return "auto-0b39a63" if before else "auto"
+    return "auto-0b39a63" if (name, eps, "auto-0b39a63") in runs else "auto"
 
 
 def versus(runs, task_of, method, intro, columns, before=True):
@@ -122,7 +125,7 @@ def versus(runs, task_of, method, intro, columns, before=True):
            "| --- | --- | ---: | ---: | ---: | ---: |"]
     for name in sorted(task_of, key=lambda n: (task_of[n], n)):
         task = task_of[name]
-        for eps in sorted({k[1] for k in runs if k[0] == name and k[2] == method}):
+        for eps in epsilons_of(runs, name, method):
             base = baseline_of(runs, name, eps) if before else "auto"
             p = paired(runs, name, eps, base, method)
             if p is None:
