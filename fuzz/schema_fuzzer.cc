@@ -74,7 +74,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (schema.features.size() > kMaxTrainedFeatures) return;
     const rdpkit::trees::Dataset rows =
         rdpkit::trees::ParseCsv(RowsFor(schema), schema, {}, "rows.csv");
-    static const char* const kMethods[] = {"uniform", "log", "iterative_hessian"};
+    static const char* const kMethods[] = {"uniform", "log", "iterative_hessian",
+                                           "uniform_and_log"};
     const rdpkit::trees::Task task = schema.task;
     const auto config = rdpkit::trees::TrainerConfig::FromJson({
         {"objective", task == rdpkit::trees::Task::kBinary       ? "binary:logistic"
@@ -82,7 +83,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                                                                  : "multi:softprob"},
         {"n_estimators", 2},
         {"max_depth", 2},
-        {"split_candidates", {{"method", kMethods[size % 3]}, {"count", 8}}},
+        {"split_candidates", {{"method", kMethods[size % 4]}, {"count", 8}}},
         {"privacy", {{"epsilon", 1.0}, {"delta", 1e-5}}},
         {"seed", 1},
     });

@@ -78,7 +78,8 @@ void ExpectSameAsDoubles(const Dataset& binned, const Dataset& doubles,
 TEST(BinnedCsv, SameBinsClippingAndLabelsAsTheDoubleReader) {
   const std::string text = MixedCsv(20000);
   const Dataset doubles = ParseCsv(text, MixedSchema());
-  for (const auto method : {CandidateMethod::kUniform, CandidateMethod::kLog}) {
+  for (const auto method :
+       {CandidateMethod::kUniform, CandidateMethod::kLog, CandidateMethod::kUniformAndLog}) {
     const TrainerConfig::SplitCandidates sc{.method = method, .count = 32};
     for (int threads : {1, 2, 3}) {
       SCOPED_TRACE(threads);

@@ -6,6 +6,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -77,6 +78,9 @@ TEST(Candidates, EveryMethodIsWellFormedOnExtremeBounds) {
       ExpectWellFormed(f, uniform, count);
       EXPECT_GE(uniform.size(), 2u);
       ExpectWellFormed(f, LogCandidates(f, count), count);
+      const auto both = UniformAndLogCandidates(f, count);
+      ExpectWellFormed(f, both, count);
+      EXPECT_GE(both.size(), 2u);
       const std::vector<double> column = {f.min, f.max, f.min / 2 + f.max / 2, NAN};
       ExpectWellFormed(f, QuantileCandidates(f, column, count), count);
       // Iterative Hessian from the uniform start: mass in one bin, none, negative, NaN.
@@ -119,6 +123,33 @@ TEST(Candidates, UniformGridStaysExactWhereItDidBefore) {
   EXPECT_DOUBLE_EQ(c[3], 4e307);
 }
 
+TEST(Candidates, UniformAndLogIsTheUnionOfBothHalfGrids) {
+  // Q = 8 on [0, 255]: the uniform grid of 4 (min⁺, 63.75, 127.5, 191.25) and the log grid of 4
+  // (min⁺, expm1(j/4 · log 256) = 3, 15, 63), min⁺ held once: 7 candidates.
+  const FeatureSpec f = Numeric(0, 255);
+  const auto both = UniformAndLogCandidates(f, 8);
+  ASSERT_EQ(both.size(), 7u);
+  EXPECT_EQ(both[0], kMinSubnormal);
+  EXPECT_DOUBLE_EQ(both[1], 3.0);
+  EXPECT_DOUBLE_EQ(both[2], 15.0);
+  EXPECT_DOUBLE_EQ(both[3], 63.0);
+  EXPECT_DOUBLE_EQ(both[4], 63.75);
+  EXPECT_DOUBLE_EQ(both[5], 127.5);
+  EXPECT_DOUBLE_EQ(both[6], 191.25);
+  // Every candidate of either half grid is kept; odd Q gives the uniform grid the extra one, and
+  // it has at least 2 (Q = 2: min⁺ and the midpoint).
+  for (int count : {2, 3, 32, 33}) {
+    const auto united = UniformAndLogCandidates(f, count);
+    for (const auto& half :
+         {UniformCandidates(f, std::max(2, count - count / 2)), LogCandidates(f, count / 2)}) {
+      for (double c : half) EXPECT_TRUE(std::binary_search(united.begin(), united.end(), c)) << c;
+    }
+  }
+  // Categorical features keep the code boundaries, as with uniform.
+  EXPECT_EQ(UniformAndLogCandidates(Categorical(8), 32), UniformCandidates(Categorical(8), 32));
+  EXPECT_EQ(InitialCandidates(f, 0, CandidateMethod::kUniformAndLog, 8, {}), both);
+}
+
 TEST(Candidates, RefinementFillsByHalvingTheWidestGapLeftmostFirst) {
   const FeatureSpec f = Numeric(0, 8);
   // No mass: the fill alone, from the midpoint down (ties broken to the left).
@@ -155,7 +186,8 @@ TEST(InitialCandidates, RefusesBoundsThatGiveFewerThanTwoCandidates) {
   // (1, nextafter(1)]: one double, so one threshold at most.
   const FeatureSpec adjacent = Numeric(1, std::nextafter(1.0, 2.0));
   for (const CandidateMethod method :
-       {CandidateMethod::kUniform, CandidateMethod::kLog, CandidateMethod::kIterativeHessian}) {
+       {CandidateMethod::kUniform, CandidateMethod::kLog, CandidateMethod::kIterativeHessian,
+        CandidateMethod::kUniformAndLog}) {
     EXPECT_THAT(
         [&] { (void)InitialCandidates(adjacent, 3, method, 32, {}); },
         ThrowsMessage<InvalidArgument>(AllOf(HasSubstr("features[3].min/max"),

@@ -280,7 +280,8 @@ TEST(TrainerConfig, EnumSpellingsRoundTrip) {
       {"/objective", {"binary:logistic", "reg:squarederror"}},
       {"/split_method", {"totally_random", "partially_random", "histogram", "exponential"}},
       {"/leaf_update", {"newton", "gradient", "averaging"}},
-      {"/split_candidates/method", {"uniform", "log", "iterative_hessian", "quantile"}},
+      {"/split_candidates/method",
+       {"uniform", "log", "iterative_hessian", "quantile", "uniform_and_log"}},
       {"/feature_interaction/method", {"all", "cyclical", "random"}}};
   for (const auto& [pointer, names] : spellings) {
     for (const auto& name : names) {

@@ -87,7 +87,7 @@ TEST(Limits, HugeBoundsTrainWithManyThresholdsOrAreRefused) {
 
 TEST(Limits, BoundsThatGiveOneCandidateAreRefusedNamingTheFeature) {
   const Dataset adjacent = Rescaled(1, std::nextafter(1.0, 2.0));
-  for (const char* method : {"uniform", "log", "iterative_hessian"}) {
+  for (const char* method : {"uniform", "log", "iterative_hessian", "uniform_and_log"}) {
     EXPECT_THAT(
         [&] {
           (void)Train(adjacent, Config({{"split_candidates", {{"method", method}}}}), Quiet());

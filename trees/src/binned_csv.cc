@@ -112,16 +112,22 @@ void ForEachLine(std::string_view block, std::size_t begin, std::size_t end, Fn&
 
 // BinOf for candidates spread evenly over [min, max] on a linear (uniform) or log1p (log) scale:
 // the scale gives a guess of the bin, and exact comparisons with the candidates move it to the
-// number of candidates c with x ≥ c — BinOf's answer whatever the guess (GoesLeft: x < c).
+// number of candidates c with x ≥ c — BinOf's answer whatever the guess (GoesLeft: x < c). The
+// union of both grids (uniform_and_log) has no one scale: its bin is BinOf's binary search.
 class FeatureBinner {
  public:
-  FeatureBinner(const FeatureSpec& spec, const std::vector<double>& candidates, bool log_scale)
-      : c_(candidates), min_(spec.min), log_(log_scale && !spec.categorical) {
+  FeatureBinner(const FeatureSpec& spec, const std::vector<double>& candidates,
+                CandidateMethod method)
+      : c_(candidates),
+        min_(spec.min),
+        log_(method == CandidateMethod::kLog && !spec.categorical),
+        search_(method == CandidateMethod::kUniformAndLog && !spec.categorical) {
     const double width = log_ ? std::log1p(spec.max - spec.min) : spec.max - spec.min;
     scale_ = width > 0 && std::isfinite(width) ? static_cast<double>(c_.size()) / width : 0;
   }
   std::uint8_t Bin(double x) const {
     if (std::isnan(x)) return internal::kMissingByte;
+    if (search_) return static_cast<std::uint8_t>(internal::BinOf(c_, 0, x));
     const double t = log_ ? std::log1p(x - min_) : x - min_;
     const double guess = t * scale_;
     std::size_t j = guess > 0 ? static_cast<std::size_t>(std::min(guess, 255.0)) : 0;
@@ -135,6 +141,7 @@ class FeatureBinner {
   const std::vector<double>& c_;
   double min_;
   bool log_;
+  bool search_;
   double scale_ = 0;
 };
 
@@ -179,7 +186,7 @@ class BinningReader {
       throw InvalidArgument(
           "split_candidates",
           "method \"" + ToString(sc.method) + "\", count " + std::to_string(sc.count),
-          "methods uniform or log with count ≤ 253 for a binned read");
+          "methods uniform, log or uniform_and_log with count ≤ 253 for a binned read");
     }
     auto binned = std::make_shared<BinnedFeatures>();
     binned->method = ToString(sc.method);
@@ -190,8 +197,7 @@ class BinningReader {
     }
     binned_ = std::move(binned);
     for (std::size_t f = 0; f < schema.features.size(); ++f) {
-      binners_.emplace_back(schema.features[f], binned_->candidates[f],
-                            sc.method == CandidateMethod::kLog);
+      binners_.emplace_back(schema.features[f], binned_->candidates[f], sc.method);
     }
   }
 
@@ -432,7 +438,8 @@ Dataset BinningReader::Read(BlockSource& source) {
 
 bool CandidatesFromSchemaAlone(const TrainerConfig::SplitCandidates& candidates) {
   return (candidates.method == CandidateMethod::kUniform ||
-          candidates.method == CandidateMethod::kLog) &&
+          candidates.method == CandidateMethod::kLog ||
+          candidates.method == CandidateMethod::kUniformAndLog) &&
          candidates.count <= internal::kMaxCompactCandidates;
 }
 

@@ -99,6 +99,15 @@ std::vector<double> LogCandidates(const FeatureSpec& feature, int count) {
   return Clean(feature, out);
 }
 
+std::vector<double> UniformAndLogCandidates(const FeatureSpec& feature, int count) {
+  if (feature.categorical) return CategoricalCandidates(feature, count);
+  // At least 2 uniform candidates, so that Q = 2 still gives 2 distinct thresholds.
+  std::vector<double> out = UniformCandidates(feature, std::max(2, count - count / 2));
+  const std::vector<double> log = LogCandidates(feature, count / 2);
+  out.insert(out.end(), log.begin(), log.end());
+  return Clean(feature, std::move(out));
+}
+
 std::vector<double> QuantileCandidates(const FeatureSpec& feature,
                                        const std::vector<double>& column, int count) {
   if (feature.categorical) return CategoricalCandidates(feature, count);
@@ -197,6 +206,9 @@ std::vector<double> InitialCandidates(const FeatureSpec& feature, std::size_t in
       return QuantileCandidates(feature, column, count);
     case CandidateMethod::kLog:
       out = LogCandidates(feature, count);
+      break;
+    case CandidateMethod::kUniformAndLog:
+      out = UniformAndLogCandidates(feature, count);
       break;
     case CandidateMethod::kUniform:
     case CandidateMethod::kIterativeHessian:  // starts from uniform

@@ -84,11 +84,12 @@ struct EnumSpellings<LeafUpdate> {
 };
 template <>
 struct EnumSpellings<CandidateMethod> {
-  static constexpr std::array<std::pair<CandidateMethod, std::string_view>, 4> kValues{{
+  static constexpr std::array<std::pair<CandidateMethod, std::string_view>, 5> kValues{{
       {CandidateMethod::kUniform, "uniform"},
       {CandidateMethod::kLog, "log"},
       {CandidateMethod::kIterativeHessian, "iterative_hessian"},
       {CandidateMethod::kQuantile, "quantile"},
+      {CandidateMethod::kUniformAndLog, "uniform_and_log"},
   }};
 };
 template <>
@@ -212,7 +213,8 @@ void DeclareTreeKeys(Visitor& v, Config& c) {
          .write_default = false});
   v.Key("leaf_update", c.leaf_update, {.what = "leaf value formula", .paper = "Maddock §4.4"});
   v.Key("split_candidates.method", c.split_candidates.method,
-        {.what = "candidate thresholds per feature (`quantile`: non-private, a baseline)",
+        {.what = "candidate thresholds per feature (`uniform_and_log`: both grids, half each; "
+                 "`quantile`: non-private, a baseline)",
          .paper = "Maddock §4.5"});
   v.Key("split_candidates.count", c.split_candidates.count,
         {.range = Closed(2, SplitCandidates::kMaxCount),

@@ -72,8 +72,9 @@ void ValidateDistributed(const TrainerConfig& config, const Schema& schema,
     refuse("renyi_filter", "given", "the individual filter is single-process only for now");
   }
   if (config.split_candidates.method == CandidateMethod::kQuantile) {
-    refuse("split_candidates.method", "\"quantile\"",
-           "exact quantiles would need every rank's raw values; use uniform or log");
+    refuse(
+        "split_candidates.method", "\"quantile\"",
+        "exact quantiles would need every rank's raw values; use uniform, log or uniform_and_log");
   }
   if (schema.bounds_from_data) {
     refuse("bounds-from-data", "given",

@@ -15,8 +15,8 @@
 
 namespace rdpkit::trees {
 
-// Whether split candidates are fixed by the schema alone and fit a byte: method uniform or log
-// and count ≤ 253. (iterative_hessian re-bins raw values; quantile reads them.)
+// Whether split candidates are fixed by the schema alone and fit a byte: method uniform, log or
+// uniform_and_log and count ≤ 253. (iterative_hessian re-bins raw values; quantile reads them.)
 bool CandidatesFromSchemaAlone(const TrainerConfig::SplitCandidates& candidates);
 
 // Which data rows a rank reads of one file: rows [⌊r·N/K⌋, ⌊(r+1)·N/K⌋) of the N data rows.

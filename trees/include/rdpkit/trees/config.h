@@ -28,8 +28,9 @@ enum class Objective { kBinaryLogistic, kRegSquaredError, kMultiSoftprob, kMulti
 // Maddock §4.3; Revisiting DP-XGBoost §4.2.
 enum class SplitMethod { kTotallyRandom, kPartiallyRandom, kHistogram, kExponential };
 enum class LeafUpdate { kNewton, kGradient, kAveraging };  // Maddock §4.4
-// Maddock §4.5; quantile is non-private (a baseline).
-enum class CandidateMethod { kUniform, kLog, kIterativeHessian, kQuantile };
+// Maddock §4.5; quantile is non-private (a baseline); uniform_and_log is the union of the
+// uniform and log grids (docs/trees_training.md § Methods).
+enum class CandidateMethod { kUniform, kLog, kIterativeHessian, kQuantile, kUniformAndLog };
 enum class InteractionMethod { kAll, kCyclical, kRandom };  // Maddock §5.1
 // Candidates a data-independent random split is drawn from: those inside the node's interval of
 // the feature (Maddock §4.3.2 as rdpkit reads it), or all of the feature's (S-BDT's code).

@@ -68,7 +68,7 @@ struct Schema {
 // The feature values of a data set read by LoadCsvBinned (binned_csv.h): each value only as its bin
 // of split candidates that the schema alone fixes, one byte (255: missing), column by column.
 struct BinnedFeatures {
-  std::string method;  // split_candidates.method of the candidates ("uniform" or "log")
+  std::string method;  // split_candidates.method of the candidates (uniform, log, uniform_and_log)
   int count = 0;       // split_candidates.count
   std::size_t n_rows = 0;
   std::vector<std::vector<double>> candidates;  // per feature, as the trainer would draw them
