@@ -140,14 +140,14 @@ void RegressionLabelNote(const trees::Schema& schema, const trees::TrainerConfig
 // The training data of this rank: its shard, or its row range of the one file every rank reads.
 // Values are kept only as bins when the split candidates follow from the schema (binned_csv.h).
 trees::Dataset LoadTrainingData(const TrainArgs& args, const trees::Schema& schema,
-                                const trees::TrainerConfig& config, const TrainRanks& ranks) {
+                                const trees::TrainerConfig::SplitCandidates& candidates,
+                                int threads, const TrainRanks& ranks) {
   const std::string path = ranks.DataPath(args.data);
   const bool shared_file = ranks.size() > 1 && path == args.data;
   const trees::RowRange range{.rank = shared_file ? ranks.rank() : 0,
                               .ranks = shared_file ? ranks.size() : 1};
-  if (trees::CandidatesFromSchemaAlone(config.split_candidates)) {
-    return trees::LoadCsvBinned(path, schema, config.split_candidates, config.threads,
-                                {.label = args.label}, range);
+  if (trees::CandidatesFromSchemaAlone(candidates)) {
+    return trees::LoadCsvBinned(path, schema, candidates, threads, {.label = args.label}, range);
   }
   trees::Dataset data = trees::LoadCsv(path, schema, {.label = args.label});
   if (!shared_file) return data;
@@ -281,8 +281,10 @@ int TrainOnRanks(const TrainArgs& args, std::ostream& out, TrainRanks& ranks) {
   nlohmann::json config_json = ConfigJson(args);
   trees::Schema schema;
   const trees::TrainerConfig given = CheckedSchemaAndConfig(args, ranks, schema, config_json);
-  // The auto rule chooses no split candidates: the keys as given say how the data is read.
-  const trees::Dataset data = LoadTrainingData(args, schema, given, ranks);
+  // The split candidates the run will use (the auto rule's depend on the task and ε, not n) say
+  // how the data is read.
+  const trees::Dataset data = LoadTrainingData(
+      args, schema, trees::RunSplitCandidates(config_json, schema), given.threads, ranks);
   // Keys the config does not give: the auto rule's, from public facts (n over all ranks, m, task,
   // ε, δ).
   const std::size_t all_rows =

@@ -216,6 +216,50 @@ TEST(ResolveConfig, GivenKeysWinAndTheRestIsTheRule) {
   EXPECT_DOUBLE_EQ(c.learning_rate, rule["learning_rate"].get<double>());
 }
 
+// Private binary runs split on the union of a uniform and a log grid (docs/trees_auto.md § Split
+// candidates); regression, multiclass and non-private baselines keep the key table's uniform grid.
+TEST(AutoSettings, PrivateBinaryRunsSplitOnUniformAndLogCandidates) {
+  for (const std::size_t n : {300, 9999, 10000, 40000}) {
+    for (const double epsilon : {0.1, 0.5, 1.0, 8.0}) {
+      EXPECT_EQ(
+          AutoSettings(Facts(n, 10, Task::kBinary, epsilon), json::object())["split_candidates"],
+          json({{"method", "uniform_and_log"}, {"count", 32}, {"rounds", 5}}))
+          << n << " " << epsilon;
+      for (const Task task : {Task::kRegression, Task::kMulticlass}) {
+        EXPECT_FALSE(
+            AutoSettings(Facts(n, 10, task, epsilon), json::object()).contains("split_candidates"));
+      }
+    }
+    EXPECT_FALSE(AutoSettings(Facts(n, 10, Task::kBinary, std::numeric_limits<double>::infinity()),
+                              json::object())
+                     .contains("split_candidates"));
+  }
+}
+
+// `rdpkit train` bins the data with RunSplitCandidates before it counts the rows: they must be the
+// candidates ResolveConfig then gives the trainer, for every n, given or chosen.
+TEST(ResolveConfig, RunSplitCandidatesAreTheResolvedOnesForEveryN) {
+  const json log16 = {{"method", "log"}, {"count", 16}};
+  for (const Task task : {Task::kBinary, Task::kRegression, Task::kMulticlass}) {
+    const Dataset data = testing::SyntheticData(200, 3, task);
+    for (const json& privacy :
+         {json(PrivacyOnly(0.1)), json(PrivacyOnly(1.0)), json({{"non_private", true}})}) {
+      for (const json& extra :
+           {json::object(), json({{"defaults", "static"}}), json({{"split_candidates", log16}})}) {
+        json config = privacy;
+        config.update(extra);
+        const TrainerConfig::SplitCandidates read = RunSplitCandidates(config, data.schema);
+        for (const std::size_t n : {200, 20000, 2000000}) {
+          const TrainerConfig::SplitCandidates used =
+              ResolveConfig(config, data.schema, n).split_candidates;
+          EXPECT_EQ(read.method, used.method) << config.dump() << " n " << n;
+          EXPECT_EQ(read.count, used.count) << config.dump() << " n " << n;
+        }
+      }
+    }
+  }
+}
+
 TEST(ResolveConfig, StaticDefaultsAreTheKeyTables) {
   const Dataset data = testing::SyntheticData(500, 4);
   json config = PrivacyOnly(1.0);

@@ -35,6 +35,12 @@ PublicFacts PublicFactsOf(const nlohmann::json& config, const Schema& schema, st
 // key wins) and n_estimators given sets the learning rate by T.
 nlohmann::json AutoSettings(const PublicFacts& facts, const nlohmann::json& given);
 
+// The split candidates of a run with this config: the config's, else the rule's, which depend on
+// the task and ε only, not on n, so a reader can bin the data before it has counted the rows
+// (`rdpkit train`). Equal to ResolveConfig(config, schema, n).split_candidates for every n.
+TrainerConfig::SplitCandidates RunSplitCandidates(const nlohmann::json& config,
+                                                  const Schema& schema);
+
 // The user's config with the rule's settings added where it gives none, then parsed and
 // validated (TrainerConfig::FromJson). "defaults": "static" → the config as it is, absent keys at
 // the fixed defaults of the key table. The result's `defaults` says which.
