@@ -21,10 +21,15 @@ Random(split), its first 70 % to training; regression and multiclass: the same b
            feature_interaction all given (and split_scope node): the subsampled branch's trees
            over all features (docs/trees_auto.md § Why); the unsampled branch's default already
   auto-cyclical-kK  (not in the default list) auto with K features per tree (cyclical)
+  auto-TN  (not in the default list) auto with n_estimators N given (the rule's total step)
+  auto-qQ, auto-logQ  (not in the default list) auto with Q uniform (log-spaced) split
+           candidates per feature
   auto-no-subsample  (not in the default list) auto with subsample 1 given
   auto-etaX  (not in the default list) auto with learning_rate X given
   auto-unsampled  (binary; not in the default list) the rule's settings below 10 000 rows
-           written out, for binary sets above it (bench/derived_binary.py)
+           written out, for binary sets above it (bench/derived_binary.py), with the uniform
+           candidates the rule had before uniform_and_log
+  auto-unsampled-initS  (not in the default list) the same with a DP initial score (share S)
   sbdt     S-BDT's code with S-BDT's setting (bench/parity.py; needs --sbdt DIR)
   maddock  Maddock et al.'s DP-TR, their best published setting (needs --maddock DIR)
 
@@ -104,11 +109,21 @@ def rdpkit_config(method, eps, delta, split):
     if method.startswith("auto-cyclical-k"):
         config["feature_interaction"] = {"method": "cyclical",
                                          "k": int(method[len("auto-cyclical-k"):])}
-    if method == "auto-unsampled":  # the rule's binary branch below 10 000 rows, written out
+    if method.startswith("auto-unsampled"):  # the rule's binary branch below 10 000 rows as it
+        # was before uniform_and_log candidates, written out; -initS adds a DP initial score
         config.update({"defaults": "static", "n_estimators": 1000, "gradient_clip": 0.5,
                        "hessian_clip": 0.1, "learning_rate": 0.045 * min(eps, 1) ** (1 / 3)})
+        if method.startswith("auto-unsampled-init"):
+            share = float(method[len("auto-unsampled-init"):])
+            config["initial_score"] = {"epsilon_share": share}
     if method.startswith("auto-eta"):  # auto with the learning rate given (T stays the rule's)
         config["learning_rate"] = float(method[len("auto-eta"):])
+    if method.startswith("auto-T"):  # auto with n_estimators given (η = the rule's step / T)
+        config["n_estimators"] = int(method[len("auto-T"):])
+    if method.startswith("auto-q"):  # auto with Q uniform candidates per feature
+        config["split_candidates"] = {"count": int(method[len("auto-q"):])}
+    if method.startswith("auto-log"):  # auto with Q log-spaced candidates per feature
+        config["split_candidates"] = {"method": "log", "count": int(method[len("auto-log"):])}
     if method == "auto-no-subsample":  # the subsampled branch's settings on every row
         config["subsample"] = 1.0
     if method == "auto-features-all-node":
