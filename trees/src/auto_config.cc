@@ -188,6 +188,13 @@ void DropInapplicable(json& settings, const json& given) {
   }
 }
 
+// Whether the rule fills the keys a config does not give: "defaults" absent or "auto".
+bool RuleApplies(const json& config) {
+  if (!config.is_object()) throw InvalidArgument("config", "must be a JSON object");
+  const auto defaults = config.find("defaults");
+  return defaults == config.end() || *defaults == "auto";
+}
+
 }  // namespace
 
 PublicFacts PublicFactsOf(const json& config, const Schema& schema, std::size_t n_rows) {
@@ -254,11 +261,8 @@ json AutoSettings(const PublicFacts& facts, const json& config) {
 }
 
 TrainerConfig::SplitCandidates RunSplitCandidates(const json& config, const Schema& schema) {
-  if (!config.is_object()) throw InvalidArgument("config", "must be a JSON object");
   json merged = config;
-  const auto defaults = config.find("defaults");
-  const bool rule = defaults == config.end() || *defaults == "auto";
-  if (rule && !config.contains("split_candidates")) {
+  if (RuleApplies(config) && !config.contains("split_candidates")) {
     // n does not enter RuleCandidates; the facts' other fields are those of ResolveConfig.
     const json candidates = RuleCandidates(PublicFactsOf(config, schema, 0));
     if (!candidates.is_null()) merged["split_candidates"] = candidates;
@@ -267,10 +271,8 @@ TrainerConfig::SplitCandidates RunSplitCandidates(const json& config, const Sche
 }
 
 TrainerConfig ResolveConfig(const json& config, const Schema& schema, std::size_t n_rows) {
-  if (!config.is_object()) throw InvalidArgument("config", "must be a JSON object");
   json merged = config;
-  const auto defaults = config.find("defaults");
-  if (defaults == config.end() || *defaults == "auto") {
+  if (RuleApplies(config)) {
     merged["defaults"] = "auto";
     const json settings = AutoSettings(PublicFactsOf(config, schema, n_rows), config);
     for (const auto& item : settings.items()) merged[item.key()] = item.value();
