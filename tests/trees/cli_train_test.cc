@@ -9,6 +9,8 @@
 #include <sstream>
 
 #include "rdpkit/accountant/errors.h"
+#include "rdpkit/trees/auto_config.h"
+#include "rdpkit/trees/data.h"
 #include "rdpkit/trees/metrics.h"
 #include "rdpkit/trees/model.h"
 #include "trees_commands.h"
@@ -233,6 +235,15 @@ TEST(TrainCommand, AutoSettingsAreChosenRecordedAndOverridable) {
   EXPECT_EQ(config["max_depth"], 3);  // given
   EXPECT_DOUBLE_EQ(config["learning_rate"].get<double>(), 0.045);
   EXPECT_DOUBLE_EQ(config["gradient_clip"].get<double>(), 0.5);
+  // The CLI read the CSV into bins of the rule's candidates before the rule ran: the model is the
+  // library's on the values as doubles.
+  EXPECT_EQ(config["split_candidates"]["method"], "uniform_and_log");
+  const trees::Model model = trees::Model::Load(toy.model);
+  const trees::Dataset doubles = trees::LoadCsv(toy.data, model.schema);
+  const trees::TrainerConfig resolved =
+      trees::ResolveConfig(config, doubles.schema, doubles.n_rows());
+  EXPECT_EQ(trees::Train(doubles, resolved, trees::testing::Quiet()).ToJson()["trees"],
+            model.ToJson()["trees"]);
   args.config = R"({"defaults": "static", "seed": 3})";
   EXPECT_EQ(Train(args)["n_trees"], 100);
   config = nlohmann::json::parse(ReadText(toy.model))["config"];
