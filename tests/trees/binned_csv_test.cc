@@ -183,12 +183,12 @@ TEST(BinnedCsv, TrainerGivesTheSameModelBytes) {
   config.max_depth = 6;
   config.seed = 5;
   config.privacy = TrainerConfig::Privacy{.epsilon = 1};
+  const Dataset doubles = ParseCsv(text, MixedSchema());
   for (const auto candidates : {CandidateMethod::kUniform, CandidateMethod::kUniformAndLog}) {
     config.split_candidates.method = candidates;
+    const Dataset binned = ParseCsvBinned(text, MixedSchema(), config.split_candidates, 2);
     for (const auto method : {SplitMethod::kTotallyRandom, SplitMethod::kHistogram}) {
       config.split_method = method;
-      const Dataset doubles = ParseCsv(text, MixedSchema());
-      const Dataset binned = ParseCsvBinned(text, MixedSchema(), config.split_candidates, 2);
       EXPECT_EQ(Train(binned, config, testing::Quiet()).ToText(),
                 Train(doubles, config, testing::Quiet()).ToText())
           << ToString(candidates);
