@@ -1,5 +1,6 @@
-// Routing kernels (trees/src/routing.h): the 16-bit, row-byte and column-byte (AVX2) kernels
-// route every row to the same leaf as a plain walk of the tree, with and without missing values.
+// Routing kernels (trees/src/routing.h): the 16-bit, row-byte, column-byte (AVX2) and one-feature
+// table kernels route every row to the same leaf as a plain walk of the tree, with and without
+// missing values.
 #include "routing.h"
 
 #include <gtest/gtest.h>
@@ -31,14 +32,25 @@ Dataset DataWithMissing(std::size_t n, int m, double missing_share, std::uint64_
   return data;
 }
 
-HeapTree RandomTree(const BinnedMatrix& bins, int depth, std::mt19937_64& rng) {
+// A tree of random splits; with `one_feature` ≥ 0 every node splits that feature.
+HeapTree RandomTree(const BinnedMatrix& bins, int depth, std::mt19937_64& rng,
+                    int one_feature = -1) {
   HeapTree tree(depth);
   for (std::size_t node = 0; node < HeapTree::Internal(depth); ++node) {
-    const auto f = static_cast<std::size_t>(rng() % bins.n_features());
+    const auto f = one_feature >= 0 ? static_cast<std::size_t>(one_feature)
+                                    : static_cast<std::size_t>(rng() % bins.n_features());
     tree.feature[node] = static_cast<int>(f);
     tree.split_bin[node] = static_cast<std::uint16_t>(1 + rng() % bins.candidates(f).size());
     tree.default_left[node] = static_cast<std::uint8_t>(rng() & 1);
   }
+  return tree;
+}
+
+// A tree whose root splits feature 0 and every other node feature 1.
+HeapTree RandomTreeOfTwo(const BinnedMatrix& bins, int depth) {
+  std::mt19937_64 rng(depth);
+  HeapTree tree = RandomTree(bins, depth, rng, 1);
+  tree.feature[0] = 0;
   return tree;
 }
 
@@ -85,19 +97,29 @@ TEST_P(RoutingKernels, AgreeWithAPlainWalk) {
   const BinnedMatrix bins(data, sc, pool);
   std::mt19937_64 rng(5);
   int kernels_run = 0;
-  for (int depth : {1, 2, 3, 5, 8, 10}) {
-    const HeapTree tree = RandomTree(bins, depth, rng);
-    std::vector<std::uint16_t> expected(bins.n_rows());
-    for (std::size_t i = 0; i < bins.n_rows(); ++i) expected[i] = WalkLeaf(bins, tree, i);
-    for (RouteKernel kernel : {RouteKernel::kAuto, RouteKernel::kWideBins,
-                               RouteKernel::kScalarBytes, RouteKernel::kColumnBytes}) {
-      if (!TreeRouter::Supports(kernel, bins, depth)) continue;
-      ++kernels_run;
-      EXPECT_EQ(RouteAll(bins, tree, kernel), expected)
-          << "kernel " << static_cast<int>(kernel) << ", depth " << depth;
+  int one_feature_runs = 0;
+  for (int depth : {1, 2, 3, 5, 8, 10, 12}) {
+    for (int one_feature : {-1, 0, 5}) {
+      const HeapTree tree = RandomTree(bins, depth, rng, one_feature);
+      std::vector<std::uint16_t> expected(bins.n_rows());
+      for (std::size_t i = 0; i < bins.n_rows(); ++i) expected[i] = WalkLeaf(bins, tree, i);
+      for (RouteKernel kernel :
+           {RouteKernel::kAuto, RouteKernel::kWideBins, RouteKernel::kScalarBytes,
+            RouteKernel::kColumnBytes, RouteKernel::kOneFeature}) {
+        if (!TreeRouter::Supports(kernel, bins, tree)) continue;
+        ++kernels_run;
+        if (kernel == RouteKernel::kOneFeature) ++one_feature_runs;
+        EXPECT_EQ(RouteAll(bins, tree, kernel), expected)
+            << "kernel " << static_cast<int>(kernel) << ", depth " << depth << ", one feature "
+            << one_feature;
+      }
     }
   }
-  EXPECT_GE(kernels_run, 12);  // kAuto and kWideBins or kScalarBytes at every depth
+  EXPECT_GE(kernels_run, 42);  // kAuto and kWideBins or kScalarBytes for every tree
+  // The 14 trees of one feature route by their table, and so does the random tree of depth 1
+  // (one node); one of depth 2 may by chance (its 3 nodes draw one of 6 features).
+  EXPECT_GE(one_feature_runs, 15);
+  EXPECT_LE(one_feature_runs, 16);
 }
 
 INSTANTIATE_TEST_SUITE_P(Bins, RoutingKernels,
@@ -108,11 +130,22 @@ TEST(RoutingKernels, ColumnKernelRunsWhereTheCpuHasAvx2) {
   const Dataset data = DataWithMissing(64, 2, 0.0, 3);
   WorkerPool pool(1);
   const BinnedMatrix bins(data, TrainerConfig::SplitCandidates{}, pool);
-  if (!TreeRouter::Supports(RouteKernel::kColumnBytes, bins, 4)) {
+  if (!TreeRouter::Supports(RouteKernel::kColumnBytes, bins, RandomTreeOfTwo(bins, 4))) {
     GTEST_SKIP() << "no AVX2 on this CPU: the column kernel is not compiled in or not run";
   }
-  EXPECT_EQ(TreeRouter(bins, HeapTree(4)).kernel(), RouteKernel::kColumnBytes);
-  EXPECT_FALSE(TreeRouter::Supports(RouteKernel::kColumnBytes, bins, 9));  // depth ≤ 8 only
+  EXPECT_EQ(TreeRouter(bins, RandomTreeOfTwo(bins, 4)).kernel(), RouteKernel::kColumnBytes);
+  // depth ≤ 8 only
+  EXPECT_FALSE(TreeRouter::Supports(RouteKernel::kColumnBytes, bins, RandomTreeOfTwo(bins, 9)));
+}
+
+TEST(RoutingKernels, TreesOfOneFeatureRouteByTheirTable) {
+  const Dataset data = DataWithMissing(64, 2, 0.0, 3);
+  WorkerPool pool(1);
+  const BinnedMatrix bins(data, TrainerConfig::SplitCandidates{}, pool);
+  std::mt19937_64 rng(9);
+  EXPECT_EQ(TreeRouter(bins, RandomTree(bins, 6, rng, 1)).kernel(), RouteKernel::kOneFeature);
+  EXPECT_FALSE(TreeRouter::Supports(RouteKernel::kOneFeature, bins, RandomTreeOfTwo(bins, 6)));
+  EXPECT_FALSE(TreeRouter::Supports(RouteKernel::kOneFeature, bins, HeapTree(0)));  // no split
 }
 
 }  // namespace

@@ -225,7 +225,27 @@ __attribute__((target("avx2"))) void RouteColumnsAvx2(const std::uint8_t* const*
 struct ColumnPlan {};
 #endif
 
-bool TreeRouter::Supports(RouteKernel kernel, const BinnedMatrix& bins, int depth) {
+namespace {
+
+// Whether every internal node of the tree splits the same feature (a tree of depth 0 has none).
+bool SplitsOneFeature(const HeapTree& tree) {
+  return !tree.feature.empty() && std::all_of(tree.feature.begin(), tree.feature.end(),
+                                              [&](int f) { return f == tree.feature.front(); });
+}
+
+// The leaf (index within the last level) that a value of bin `bin` reaches.
+std::uint16_t LeafOfBin(const HeapTree& tree, std::uint16_t bin) {
+  std::size_t node = 0;
+  for (int level = 0; level < tree.depth; ++level) {
+    node = 2 * node + 1 +
+           (GoesRightBinned(bin, tree.split_bin[node], tree.default_left[node] != 0) ? 1 : 0);
+  }
+  return static_cast<std::uint16_t>(node - HeapTree::Internal(tree.depth));
+}
+
+}  // namespace
+
+bool TreeRouter::Supports(RouteKernel kernel, const BinnedMatrix& bins, const HeapTree& tree) {
   switch (kernel) {
     case RouteKernel::kAuto:
       return true;
@@ -237,11 +257,13 @@ bool TreeRouter::Supports(RouteKernel kernel, const BinnedMatrix& bins, int dept
 #ifdef RDPKIT_ROUTE_COLUMNS
     {
       static const bool avx2 = __builtin_cpu_supports("avx2") != 0;
-      return bins.compact() && avx2 && depth <= 8;
+      return bins.compact() && avx2 && tree.depth <= 8;
     }
 #else
       return false;
 #endif
+    case RouteKernel::kOneFeature:
+      return SplitsOneFeature(tree);
   }
   return false;
 }
@@ -249,12 +271,27 @@ bool TreeRouter::Supports(RouteKernel kernel, const BinnedMatrix& bins, int dept
 TreeRouter::TreeRouter(const BinnedMatrix& bins, const HeapTree& tree, RouteKernel kernel)
     : bins_(bins), depth_(tree.depth), kernel_(kernel) {
   if (kernel_ == RouteKernel::kAuto) {
-    kernel_ = Supports(RouteKernel::kColumnBytes, bins, depth_) ? RouteKernel::kColumnBytes
+    kernel_ = Supports(RouteKernel::kOneFeature, bins, tree)    ? RouteKernel::kOneFeature
+              : Supports(RouteKernel::kColumnBytes, bins, tree) ? RouteKernel::kColumnBytes
               : bins.compact()                                  ? RouteKernel::kScalarBytes
                                                                 : RouteKernel::kWideBins;
   }
-  RDPKIT_CHECK(Supports(kernel_, bins, depth_));
+  RDPKIT_CHECK(Supports(kernel_, bins, tree));
   const std::size_t internal = HeapTree::Internal(depth_);
+  if (kernel_ == RouteKernel::kOneFeature) {
+    const auto f = static_cast<std::size_t>(tree.feature.front());
+    if (bins.compact()) {
+      one_feature_bytes_ = bins.column_bytes(f);
+    } else {
+      one_feature_wide_ = bins.bins(f);
+    }
+    leaf_of_bin_.resize(bins.candidates(f).size() + 1);
+    for (std::size_t bin = 0; bin < leaf_of_bin_.size(); ++bin) {
+      leaf_of_bin_[bin] = LeafOfBin(tree, static_cast<std::uint16_t>(bin));
+    }
+    leaf_of_missing_ = LeafOfBin(tree, kMissingBin);
+    return;
+  }
   if (kernel_ == RouteKernel::kWideBins) {
     wide_steps_.resize(internal);
     for (std::size_t node = 0; node < internal; ++node) {
@@ -285,6 +322,21 @@ TreeRouter::~TreeRouter() = default;
 
 void TreeRouter::RouteBlock(std::size_t start, std::size_t count, std::uint16_t* leaf) const {
   RDPKIT_CHECK(count <= kBlock);
+  if (kernel_ == RouteKernel::kOneFeature) {
+    const std::uint16_t* table = leaf_of_bin_.data();
+    if (one_feature_bytes_ != nullptr) {
+      const std::uint8_t* column = one_feature_bytes_ + start;
+      for (std::size_t r = 0; r < count; ++r) {
+        leaf[r] = column[r] == kMissingByte ? leaf_of_missing_ : table[column[r]];
+      }
+    } else {
+      const std::uint16_t* column = one_feature_wide_ + start;
+      for (std::size_t r = 0; r < count; ++r) {
+        leaf[r] = column[r] == kMissingBin ? leaf_of_missing_ : table[column[r]];
+      }
+    }
+    return;
+  }
   const std::size_t internal = HeapTree::Internal(depth_);
   std::uint32_t node[kBlock];
   if (kernel_ == RouteKernel::kWideBins) {

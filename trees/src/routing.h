@@ -1,6 +1,7 @@
-// Routing: which leaf of a HeapTree each row reaches. Three kernels compute the same thing —
-// over the 16-bit bins (any candidate count), over the byte bins (scalar, 8 rows in flight), and
-// over the byte bins with AVX2 (32 rows per vector, depth ≤ 8) — behind
+// Routing: which leaf of a HeapTree each row reaches. Four kernels compute the same thing —
+// over the 16-bit bins (any candidate count), over the byte bins (scalar, 8 rows in flight), over
+// the byte bins with AVX2 (32 rows per vector, depth ≤ 8), and, for a tree that splits one
+// feature only, by a table from that feature's bin to the leaf (any bins, any depth) — behind
 // one interface; tests/trees/routing_test.cc checks that they agree.
 #ifndef RDPKIT_TREES_SRC_ROUTING_H_
 #define RDPKIT_TREES_SRC_ROUTING_H_
@@ -21,6 +22,7 @@ enum class RouteKernel {
   kWideBins,     // 16-bit bins, level by level (more than 253 candidates, the only kernel then)
   kScalarBytes,  // byte bins, scalar, 8 rows in flight
   kColumnBytes,  // byte bins column by column, AVX2 (rows not a multiple of 32: kScalarBytes)
+  kOneFeature,   // every internal node splits the same feature: one table lookup per row
 };
 
 // One internal node for routing over byte bins: row goes right iff bin ≥ split_bin, except that a
@@ -38,8 +40,8 @@ class TreeRouter {
  public:
   // Rows per RouteBlock call at most.
   static constexpr std::size_t kBlock = 256;
-  // Whether a kernel can route trees of `depth` over these bins (kAuto: always).
-  static bool Supports(RouteKernel kernel, const BinnedMatrix& bins, int depth);
+  // Whether a kernel can route `tree` over these bins (kAuto: always).
+  static bool Supports(RouteKernel kernel, const BinnedMatrix& bins, const HeapTree& tree);
 
   // kernel must be supported (else InternalError).
   TreeRouter(const BinnedMatrix& bins, const HeapTree& tree,
@@ -67,6 +69,12 @@ class TreeRouter {
   std::vector<CompactStep> compact_steps_;
   std::vector<const std::uint8_t*> feature_columns_;  // byte kernels: each feature's column
   std::unique_ptr<ColumnPlan> column_plan_;           // kColumnBytes only
+  // kOneFeature: the feature's bins (one of the two), the leaf of each bin 0..Q and of a missing
+  // value.
+  const std::uint16_t* one_feature_wide_ = nullptr;
+  const std::uint8_t* one_feature_bytes_ = nullptr;
+  std::vector<std::uint16_t> leaf_of_bin_;
+  std::uint16_t leaf_of_missing_ = 0;
 };
 
 // Moves every row one level down from level nodes first.. (node_of[i]: the row's node index within
