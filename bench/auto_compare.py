@@ -30,6 +30,12 @@ Random(split), its first 70 % to training; regression and multiclass: the same b
            written out, for binary sets above it (bench/derived_binary.py), with the uniform
            candidates the rule had before uniform_and_log
   auto-unsampled-initS  (not in the default list) the same with a DP initial score (share S)
+  auto-initshareS, auto-binitshareS  (regression / binary; not in the default list) auto with
+           the initial score's ε share S given (regression keeps adapt_gradient_clip)
+  auto-wide-qQ-dD  (binary; not in the default list) the settings the rule gives a schema with
+           a wide categorical feature, forced: Q uniform_and_log candidates, one feature per tree,
+           split_scope node, depth D (docs/trees_auto.md § Wide categorical features)
+  auto-unsampled-wide-qQ-dD  (binary; not in the default list) auto-unsampled with those
   sbdt     S-BDT's code with S-BDT's setting (bench/parity.py; needs --sbdt DIR)
   maddock  Maddock et al.'s DP-TR, their best published setting (needs --maddock DIR)
 
@@ -124,6 +130,23 @@ def rdpkit_config(method, eps, delta, split):
         config["split_candidates"] = {"count": int(method[len("auto-q"):])}
     if method.startswith("auto-log"):  # auto with Q log-spaced candidates per feature
         config["split_candidates"] = {"method": "log", "count": int(method[len("auto-log"):])}
+    if method.startswith("auto-initshare"):  # the rule's initial score with another ε share
+        config["initial_score"] = {"epsilon_share": float(method[len("auto-initshare"):]),
+                                   "label_clip": 1.0, "adapt_gradient_clip": True}
+    if method.startswith("auto-binitshare"):  # the same for binary (no g* to adapt)
+        config["initial_score"] = {"epsilon_share": float(method[len("auto-binitshare"):]),
+                                   "label_clip": 1.0}
+    if method.startswith("auto-unsampled-wide-q"):  # the unsampled binary branch (as above) with
+        # the wide-categorical settings of auto-wide-qQ-dD below
+        config.update({"defaults": "static", "n_estimators": 1000, "gradient_clip": 0.5,
+                       "hessian_clip": 0.1, "learning_rate": 0.045 * min(eps, 1) ** (1 / 3)})
+        method = method.replace("auto-unsampled-wide-q", "auto-wide-q")
+    if method.startswith("auto-wide-q"):  # the wide-categorical settings forced on a binary set:
+        # auto-wide-qQ-dD, Q uniform_and_log candidates, one feature per tree, node scope, depth D
+        count, depth = method[len("auto-wide-q"):].split("-d")
+        config.update({"split_candidates": {"method": "uniform_and_log", "count": int(count)},
+                       "feature_interaction": {"method": "cyclical", "k": 1},
+                       "split_scope": "node", "max_depth": int(depth)})
     if method == "auto-no-subsample":  # the subsampled branch's settings on every row
         config["subsample"] = 1.0
     if method == "auto-features-all-node":
@@ -135,7 +158,8 @@ def depth_table(recs, values):
     """Regression RMSE of the auto-dK runs (auto with max_depth K) per set and ε, and each
     depth's regret (RMSE over the cell's best, in %) averaged over the cells; `values(name, ε,
     method)` gives a cell's runs (summarize's)."""
-    depths = sorted({r["method"] for r in recs if r["method"].startswith("auto-d")},
+    depths = sorted({r["method"] for r in recs
+                     if r["method"].startswith("auto-d") and r["method"][len("auto-d"):].isdigit()},
                     key=lambda m: int(m[len("auto-d"):]))
     if not depths:
         return []
