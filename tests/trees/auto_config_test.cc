@@ -236,24 +236,101 @@ TEST(AutoSettings, PrivateBinaryRunsSplitOnUniformAndLogCandidates) {
   }
 }
 
+// A categorical feature with more than 256 codes (identifiers): one feature per tree, split within
+// the node's range over every code boundary, trees as deep as the codes need (11 at most), in
+// every branch of every task; 256 codes or a non-private baseline leave the rule as it was.
+TEST(AutoSettings, WideCategoricalFeaturesGetDeepOneFeatureTreesOverEveryCode) {
+  for (const Task task : {Task::kBinary, Task::kRegression, Task::kMulticlass}) {
+    for (const std::size_t n : {3000, 50000}) {
+      for (const double epsilon : {0.1, 1.0, 8.0}) {
+        for (const auto& [codes, depth] :
+             {std::pair{257, 9}, {1024, 10}, {1128, 11}, {70000, 11}}) {
+          PublicFacts facts = Facts(n, 6, task, epsilon);
+          facts.widest_categorical = codes;
+          const json s = AutoSettings(facts, json::object());
+          const std::string where = std::to_string(codes) + " codes, n " + std::to_string(n) +
+                                    ", ε " + std::to_string(epsilon);
+          EXPECT_EQ(s["split_candidates"]["method"],
+                    task == Task::kBinary ? "uniform_and_log" : "uniform")
+              << where;
+          EXPECT_EQ(s["split_candidates"]["count"], std::min(codes - 1, 65534)) << where;
+          EXPECT_EQ(s["feature_interaction"], json({{"method", "cyclical"}, {"k", 1}})) << where;
+          EXPECT_FALSE(s.contains("split_scope")) << where;  // the key table's node scope
+          EXPECT_EQ(s["max_depth"], depth) << where;
+          // The branch's other choices stay (subsampling where it subsamples), except that binary
+          // runs never subsample: 1000 trees on all rows.
+          PublicFacts narrow = facts;
+          narrow.widest_categorical = 256;
+          const json before = AutoSettings(narrow, json::object());
+          if (task == Task::kBinary) {
+            EXPECT_FALSE(s.contains("subsample")) << where;
+            EXPECT_EQ(s["n_estimators"], 1000) << where;
+            EXPECT_EQ(s["hessian_clip"], 0.1) << where;
+          } else {
+            EXPECT_EQ(s.contains("subsample"), before.contains("subsample")) << where;
+            // At most 1000 trees (subsampled regression's 2000 halved; multiclass keeps 300).
+            EXPECT_EQ(s["n_estimators"], std::min(before["n_estimators"].get<int>(), 1000))
+                << where;
+          }
+          PublicFacts none = facts;
+          none.widest_categorical = 0;
+          EXPECT_EQ(before, AutoSettings(none, json::object())) << where;
+        }
+      }
+    }
+    // Greedy splits given: the rule's other settings, not deep trees over thousands of candidates.
+    PublicFacts facts = Facts(50000, 6, task, 0.5);
+    const json greedy = {{"split_method", "histogram"}};
+    const json plain_greedy = AutoSettings(facts, greedy);
+    facts.widest_categorical = 2972;
+    EXPECT_EQ(AutoSettings(facts, greedy), plain_greedy);
+    EXPECT_EQ(AutoSettings(facts, {{"split_method", "partially_random"}})["max_depth"], 11);
+    PublicFacts baseline = Facts(50000, 6, task, std::numeric_limits<double>::infinity());
+    const json plain = AutoSettings(baseline, json::object());
+    baseline.widest_categorical = 2972;
+    EXPECT_EQ(AutoSettings(baseline, json::object()), plain);
+  }
+}
+
+TEST(PublicFactsOf, WidestCategoricalIsTheMostCodesOfACategoricalFeature) {
+  Dataset data = testing::SyntheticData(100, 4);
+  EXPECT_EQ(PublicFactsOf(PrivacyOnly(1.0), data.schema, 100).widest_categorical, 0);
+  for (const auto& [f, codes] : {std::pair{1, 40}, {3, 300}}) {
+    data.schema.features[f].categorical = true;
+    data.schema.features[f].n_codes = codes;
+    data.schema.features[f].min = 0;
+    data.schema.features[f].max = codes - 1;
+  }
+  EXPECT_EQ(PublicFactsOf(PrivacyOnly(1.0), data.schema, 100).widest_categorical, 300);
+}
+
 // `rdpkit train` bins the data with RunSplitCandidates before it counts the rows: they must be the
 // candidates ResolveConfig then gives the trainer, for every n, given or chosen.
 TEST(ResolveConfig, RunSplitCandidatesAreTheResolvedOnesForEveryN) {
   const json log16 = {{"method", "log"}, {"count", 16}};
   for (const Task task : {Task::kBinary, Task::kRegression, Task::kMulticlass}) {
-    const Dataset data = testing::SyntheticData(200, 3, task);
-    for (const json& privacy :
-         {json(PrivacyOnly(0.1)), json(PrivacyOnly(1.0)), json({{"non_private", true}})}) {
-      for (const json& extra :
-           {json::object(), json({{"defaults", "static"}}), json({{"split_candidates", log16}})}) {
-        json config = privacy;
-        config.update(extra);
-        const TrainerConfig::SplitCandidates read = RunSplitCandidates(config, data.schema);
-        for (const std::size_t n : {200, 20000, 2000000}) {
-          const TrainerConfig::SplitCandidates used =
-              ResolveConfig(config, data.schema, n).split_candidates;
-          EXPECT_EQ(read.method, used.method) << config.dump() << " n " << n;
-          EXPECT_EQ(read.count, used.count) << config.dump() << " n " << n;
+    for (const int wide_codes : {0, 1000}) {
+      Dataset data = testing::SyntheticData(200, 3, task);
+      if (wide_codes > 0) {  // feature 0 an identifier: the candidates then follow its codes
+        data.schema.features[0].categorical = true;
+        data.schema.features[0].n_codes = wide_codes;
+        data.schema.features[0].min = 0;
+        data.schema.features[0].max = wide_codes - 1;
+      }
+      for (const json& privacy :
+           {json(PrivacyOnly(0.1)), json(PrivacyOnly(1.0)), json({{"non_private", true}})}) {
+        for (const json& extra :
+             {json::object(), json({{"defaults", "static"}}), json({{"split_candidates", log16}}),
+              json({{"split_method", "histogram"}})}) {
+          json config = privacy;
+          config.update(extra);
+          const TrainerConfig::SplitCandidates read = RunSplitCandidates(config, data.schema);
+          for (const std::size_t n : {200, 20000, 2000000}) {
+            const TrainerConfig::SplitCandidates used =
+                ResolveConfig(config, data.schema, n).split_candidates;
+            EXPECT_EQ(read.method, used.method) << config.dump() << " n " << n;
+            EXPECT_EQ(read.count, used.count) << config.dump() << " n " << n;
+          }
         }
       }
     }
@@ -294,21 +371,38 @@ TEST(ResolveConfig, DependsOnPublicFactsOnly) {
 // back its ε.
 TEST(ResolveConfig, ModelRecordsTheChosenSettingsAndItsEventGivesBackEpsilon) {
   for (const Task task : {Task::kBinary, Task::kRegression}) {
-    const Dataset data = testing::SyntheticData(400, 3, task);
-    json config = PrivacyOnly(1.0);
-    // Regression subsamples: a short run keeps its calibration quick in a test.
-    if (task == Task::kRegression) config["n_estimators"] = 20;
-    const TrainerConfig resolved = ResolveConfig(config, data.schema, data.n_rows());
-    const Model model = Train(data, resolved, {.progress = false});
-    EXPECT_EQ(model.config, resolved.ToJson());
-    EXPECT_EQ(model.config["defaults"], "auto");
-    const json rule = AutoSettings(PublicFactsOf(config, data.schema, data.n_rows()), config);
-    for (const auto& item : rule.items()) EXPECT_EQ(model.config[item.key()], item.value());
-    const double delta = model.privacy["delta"].get<double>();
-    const auto eps =
-        accountant::Epsilon(accountant::Event::FromJson(model.privacy["event"]), delta);
-    EXPECT_DOUBLE_EQ(eps.epsilon, model.privacy["epsilon"].get<double>());
-    EXPECT_LE(eps.epsilon, 1.0);
+    for (const bool wide : {false, true}) {
+      Dataset data = testing::SyntheticData(400, 3, task);
+      json config = PrivacyOnly(1.0);
+      // Regression subsamples: a short run keeps its calibration quick in a test.
+      if (task == Task::kRegression || wide) config["n_estimators"] = 20;
+      if (wide) {  // feature 0 an identifier of 300 codes: deep one-feature trees over every code
+        FeatureSpec& id = data.schema.features[0];
+        id.categorical = true;
+        id.n_codes = 300;
+        id.min = 0;
+        id.max = 299;
+        for (std::size_t i = 0; i < data.columns[0].size(); ++i) {
+          data.columns[0][i] = static_cast<double>((i * 7) % 300);
+        }
+      }
+      const TrainerConfig resolved = ResolveConfig(config, data.schema, data.n_rows());
+      const Model model = Train(data, resolved, {.progress = false});
+      EXPECT_EQ(model.config, resolved.ToJson());
+      EXPECT_EQ(model.config["defaults"], "auto");
+      const json rule = AutoSettings(PublicFactsOf(config, data.schema, data.n_rows()), config);
+      for (const auto& item : rule.items()) EXPECT_EQ(model.config[item.key()], item.value());
+      const double delta = model.privacy["delta"].get<double>();
+      const auto eps =
+          accountant::Epsilon(accountant::Event::FromJson(model.privacy["event"]), delta);
+      EXPECT_DOUBLE_EQ(eps.epsilon, model.privacy["epsilon"].get<double>());
+      EXPECT_LE(eps.epsilon, 1.0);
+      if (wide) {
+        EXPECT_EQ(model.config["max_depth"], 9);
+        EXPECT_EQ(model.config["split_candidates"]["count"], 299);
+        EXPECT_EQ(model.config["feature_interaction"]["k"], 1);
+      }
+    }
   }
 }
 

@@ -22,12 +22,14 @@ struct PublicFacts {
   Task task = Task::kBinary;
   int n_classes = 0;  // K for multiclass, else 0
   double epsilon = 1;
-  double delta = 0;           // the config's δ, or DefaultDelta(n)
-  bool label_bounds = false;  // regression: the schema's public label bounds are given
+  double delta = 0;            // the config's δ, or DefaultDelta(n)
+  bool label_bounds = false;   // regression: the schema's public label bounds are given
+  int widest_categorical = 0;  // the most codes of a categorical feature (0: none), from the schema
 };
 
-// The facts of a run: the schema's task, K and m, n rows, and the config's privacy target (δ:
-// given, or DefaultDelta(n)). A config without "privacy" (non_private) gives ε = inf.
+// The facts of a run: the schema's task, K, m and categorical codes, n rows, and the config's
+// privacy target (δ: given, or DefaultDelta(n)). A config without "privacy" (non_private) gives
+// ε = inf.
 PublicFacts PublicFactsOf(const nlohmann::json& config, const Schema& schema, std::size_t n_rows);
 
 // The rule (docs/trees_auto.md): config keys and their values for these facts, as a JSON object
@@ -36,7 +38,7 @@ PublicFacts PublicFactsOf(const nlohmann::json& config, const Schema& schema, st
 nlohmann::json AutoSettings(const PublicFacts& facts, const nlohmann::json& given);
 
 // The split candidates of a run with this config: the config's, else the rule's, which depend on
-// the task and ε only, not on n, so a reader can bin the data before it has counted the rows
+// the schema and ε only, not on n, so a reader can bin the data before it has counted the rows
 // (`rdpkit train`). Equal to ResolveConfig(config, schema, n).split_candidates for every n.
 TrainerConfig::SplitCandidates RunSplitCandidates(const nlohmann::json& config,
                                                   const Schema& schema);
