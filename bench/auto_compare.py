@@ -36,6 +36,9 @@ Random(split), its first 70 % to training; regression and multiclass: the same b
            a wide categorical feature, forced: Q uniform_and_log candidates, one feature per tree,
            split_scope node, depth D (docs/trees_auto.md § Wide categorical features)
   auto-unsampled-wide-qQ-dD  (binary; not in the default list) auto-unsampled with those
+  auto-unsampled-catwide-cC-dD[-mM]  (binary; not in the default list) auto-unsampled with what
+           the rule gives such a schema: C candidates and depth D for categorical features only
+           (and depth M for the other trees)
   sbdt     S-BDT's code with S-BDT's setting (bench/parity.py; needs --sbdt DIR)
   maddock  Maddock et al.'s DP-TR, their best published setting (needs --maddock DIR)
 
@@ -141,6 +144,17 @@ def rdpkit_config(method, eps, delta, split):
         config.update({"defaults": "static", "n_estimators": 1000, "gradient_clip": 0.5,
                        "hessian_clip": 0.1, "learning_rate": 0.045 * min(eps, 1) ** (1 / 3)})
         method = method.replace("auto-unsampled-wide-q", "auto-wide-q")
+    if method.startswith("auto-unsampled-catwide-c"):  # the rule's wide-categorical settings
+        # forced on a binary set: auto-unsampled with one feature per tree, C candidates and
+        # trees of depth D for categorical features (the others: 32 uniform_and_log, depth 4)
+        # (-mM: the other trees of depth M)
+        count, depth = method[len("auto-unsampled-catwide-c"):].split("-m")[0].split("-d")
+        config.update({"split_candidates": {"method": "uniform_and_log", "count": 32,
+                                            "categorical_count": int(count)},
+                       "feature_interaction": {"method": "cyclical", "k": 1},
+                       "categorical_depth": int(depth)})
+        if "-m" in method:
+            config["max_depth"] = int(method.split("-m")[1])
     if method.startswith("auto-wide-q"):  # the wide-categorical settings forced on a binary set:
         # auto-wide-qQ-dD, Q uniform_and_log candidates, one feature per tree, node scope, depth D
         count, depth = method[len("auto-wide-q"):].split("-d")

@@ -3,16 +3,21 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "rdpkit/accountant/convert.h"
 #include "rdpkit/accountant/errors.h"
 #include "rdpkit/accountant/event.h"
 #include "rdpkit/trees/accounting.h"
+#include "rdpkit/trees/model.h"
 #include "rdpkit/trees/train.h"
 #include "synthetic_data.h"
+#include "trees_test_util.h"
 
 namespace rdpkit::trees {
 namespace {
@@ -237,8 +242,9 @@ TEST(AutoSettings, PrivateBinaryRunsSplitOnUniformAndLogCandidates) {
 }
 
 // A categorical feature with more than 256 codes (identifiers): one feature per tree, split within
-// the node's range over every code boundary, trees as deep as the codes need (11 at most), in
-// every branch of every task; 256 codes or a non-private baseline leave the rule as it was.
+// the node's range, categorical features over every code boundary in trees as deep as the codes
+// need (11 at most; other trees keep the branch's depth and candidates), in every branch of every
+// task; 256 codes or a non-private baseline leave the rule as it was.
 TEST(AutoSettings, WideCategoricalFeaturesGetDeepOneFeatureTreesOverEveryCode) {
   for (const Task task : {Task::kBinary, Task::kRegression, Task::kMulticlass}) {
     for (const std::size_t n : {3000, 50000}) {
@@ -253,15 +259,19 @@ TEST(AutoSettings, WideCategoricalFeaturesGetDeepOneFeatureTreesOverEveryCode) {
           EXPECT_EQ(s["split_candidates"]["method"],
                     task == Task::kBinary ? "uniform_and_log" : "uniform")
               << where;
-          EXPECT_EQ(s["split_candidates"]["count"], std::min(codes - 1, 65534)) << where;
+          EXPECT_EQ(s["split_candidates"]["categorical_count"], std::min(codes - 1, 65534))
+              << where;
+          EXPECT_EQ(s["split_candidates"]["count"], 32) << where;
           EXPECT_EQ(s["feature_interaction"], json({{"method", "cyclical"}, {"k", 1}})) << where;
           EXPECT_FALSE(s.contains("split_scope")) << where;  // the key table's node scope
-          EXPECT_EQ(s["max_depth"], depth) << where;
+          EXPECT_EQ(s["categorical_depth"], depth) << where;
           // The branch's other choices stay (subsampling where it subsamples), except that binary
           // runs never subsample: 1000 trees on all rows.
           PublicFacts narrow = facts;
           narrow.widest_categorical = 256;
           const json before = AutoSettings(narrow, json::object());
+          // Other trees: the branch's depth, at least 6.
+          EXPECT_EQ(s["max_depth"], std::max(before.value("max_depth", 4), 6)) << where;
           if (task == Task::kBinary) {
             EXPECT_FALSE(s.contains("subsample")) << where;
             EXPECT_EQ(s["n_estimators"], 1000) << where;
@@ -284,7 +294,7 @@ TEST(AutoSettings, WideCategoricalFeaturesGetDeepOneFeatureTreesOverEveryCode) {
     const json plain_greedy = AutoSettings(facts, greedy);
     facts.widest_categorical = 2972;
     EXPECT_EQ(AutoSettings(facts, greedy), plain_greedy);
-    EXPECT_EQ(AutoSettings(facts, {{"split_method", "partially_random"}})["max_depth"], 11);
+    EXPECT_EQ(AutoSettings(facts, {{"split_method", "partially_random"}})["categorical_depth"], 11);
     PublicFacts baseline = Facts(50000, 6, task, std::numeric_limits<double>::infinity());
     const json plain = AutoSettings(baseline, json::object());
     baseline.widest_categorical = 2972;
@@ -330,6 +340,8 @@ TEST(ResolveConfig, RunSplitCandidatesAreTheResolvedOnesForEveryN) {
                 ResolveConfig(config, data.schema, n).split_candidates;
             EXPECT_EQ(read.method, used.method) << config.dump() << " n " << n;
             EXPECT_EQ(read.count, used.count) << config.dump() << " n " << n;
+            EXPECT_EQ(read.categorical_count, used.categorical_count)
+                << config.dump() << " n " << n;
           }
         }
       }
@@ -398,9 +410,22 @@ TEST(ResolveConfig, ModelRecordsTheChosenSettingsAndItsEventGivesBackEpsilon) {
       EXPECT_DOUBLE_EQ(eps.epsilon, model.privacy["epsilon"].get<double>());
       EXPECT_LE(eps.epsilon, 1.0);
       if (wide) {
-        EXPECT_EQ(model.config["max_depth"], 9);
-        EXPECT_EQ(model.config["split_candidates"]["count"], 299);
+        EXPECT_EQ(model.config["categorical_depth"], 9);
+        EXPECT_EQ(model.config["split_candidates"]["categorical_count"], 299);
         EXPECT_EQ(model.config["feature_interaction"]["k"], 1);
+        // Trees on the identifier reach below the other trees' depth; the others keep it.
+        const int max_depth = model.config["max_depth"].get<int>();
+        int deepest_identifier_tree = 0;
+        for (const Tree& tree : model.trees) {
+          const auto [depth, feature] = testing::DeepestLeafAndFeature(tree);
+          if (feature == 0) {
+            deepest_identifier_tree = std::max(deepest_identifier_tree, depth);
+          } else {
+            EXPECT_LE(depth, max_depth);
+          }
+        }
+        EXPECT_GT(deepest_identifier_tree, max_depth);
+        EXPECT_LE(deepest_identifier_tree, 9);
       }
     }
   }

@@ -194,6 +194,16 @@ TEST(BinnedCsv, TrainerGivesTheSameModelBytes) {
           << ToString(candidates);
     }
   }
+  // The categorical feature's own candidate count (its 3 code boundaries thinned to 2) and deeper
+  // one-feature trees over it.
+  config.split_method = SplitMethod::kTotallyRandom;
+  config.split_candidates.categorical_count = 2;
+  config.categorical_depth = 9;
+  config.feature_interaction = {.method = InteractionMethod::kCyclical, .k = 1};
+  const Dataset binned = ParseCsvBinned(text, MixedSchema(), config.split_candidates, 2);
+  EXPECT_EQ(binned.binned->candidates[2].size(), 2u);
+  EXPECT_EQ(Train(binned, config, testing::Quiet()).ToText(),
+            Train(doubles, config, testing::Quiet()).ToText());
 }
 
 }  // namespace

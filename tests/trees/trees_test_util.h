@@ -1,18 +1,42 @@
-// Helpers shared by the trees test files: a scratch folder, file I/O, quiet training options.
+// Helpers shared by the trees test files: a scratch folder, file I/O, quiet training options, a
+// tree's depth.
 #ifndef RDPKIT_TESTS_TREES_TREES_TEST_UTIL_H_
 #define RDPKIT_TESTS_TREES_TREES_TEST_UTIL_H_
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "rdpkit/trees/train.h"
 
 namespace rdpkit::trees::testing {
+
+// The depth of a model tree's deepest leaf, and the feature its nodes split (the last one met;
+// −1 for a leaf alone): for trees of one feature.
+inline std::pair<int, int> DeepestLeafAndFeature(const Tree& tree) {
+  int deepest = 0;
+  int feature = -1;
+  std::vector<std::pair<int, int>> open = {{0, 0}};  // (node, depth)
+  while (!open.empty()) {
+    const auto [node, depth] = open.back();
+    open.pop_back();
+    const Node& n = tree.nodes[static_cast<std::size_t>(node)];
+    if (n.is_leaf()) {
+      deepest = std::max(deepest, depth);
+      continue;
+    }
+    feature = n.feature;
+    open.push_back({n.left, depth + 1});
+    open.push_back({n.right, depth + 1});
+  }
+  return {deepest, feature};
+}
 
 // A fresh folder under the system temporary folder, removed when the object goes away.
 class ScratchDir {

@@ -80,12 +80,17 @@ constexpr double kAllFeaturesRegressionEpsilon = 1;
 // a cell) lost up to 0.008 AUC and on ticdata (at most 39) up to 0.021 (docs/trees_auto.md
 // § Wide categorical features).
 constexpr int kWideCategoricalCodes = 256;
-// Depth of the trees of runs with a wide categorical feature: ⌈log2(codes)⌉ levels would give
-// every code its own leaf if the splits were even; at most 11. Time, peak memory and model size
-// grow with 2^depth: depth 12 gained 0.002–0.007 AUC on insteval_4 and −0.1 to 0.4 % RMSE on
-// insteval over 11, at 1.3–1.5× the time and model size (docs/trees_auto.md § Wide categorical
-// features).
+// Depth of the categorical trees of runs with a wide categorical feature: ⌈log2(codes)⌉ levels
+// would give every code its own leaf if the splits were even; at most 11. Time, peak memory and
+// model size grow with 2^depth: depth 12 gained 0.002–0.007 AUC on insteval_4 and −0.1 to 0.4 %
+// RMSE on insteval over 11, at 1.3–1.5× the time and model size (docs/trees_auto.md § Wide
+// categorical features).
 constexpr int kMaxWideDepth = 11;
+// Depth of those runs' other trees, at least: a tree over one numeric feature's 32 candidates
+// reaches every cell of its grid at ⌈log2 33⌉ = 6 levels. With one feature per tree, depth 6
+// beat the unsampled branch's 4 on ticdata by 0.04 / 0.02 AUC at ε = 0.1 / 1 and tied on
+// mplsstops (the rule's settings forced on them; docs/trees_auto.md § Wide categorical features).
+constexpr int kWideOtherDepth = 6;
 
 // Whether the rule grows deep one-feature trees over every code boundary: a private run whose
 // schema has a wide categorical feature and whose splits are drawn at random (the config's
@@ -170,25 +175,30 @@ json RuleCandidates(const PublicFacts& facts, const json& given) {
   const bool binary = facts.task == Task::kBinary;
   const bool wide = WideCategoricalApplies(facts, given);
   if (!binary && !wide) return json();
-  // Every code boundary of the widest categorical feature (at most the key's limit).
-  const int count =
-      wide ? std::min(facts.widest_categorical - 1, TrainerConfig::SplitCandidates::kMaxCount)
-           : kBinaryCandidates;
+  const TrainerConfig::SplitCandidates key_table;
   // The key table's form (rounds only matter to iterative_hessian).
-  return {{"method", binary ? "uniform_and_log" : "uniform"},
-          {"count", count},
-          {"rounds", TrainerConfig::SplitCandidates{}.rounds}};
+  json candidates = {{"method", binary ? "uniform_and_log" : "uniform"},
+                     {"count", binary ? kBinaryCandidates : key_table.count},
+                     {"rounds", key_table.rounds}};
+  // Categorical features: every code boundary of the widest (at most the key's limit).
+  if (wide) {
+    candidates["categorical_count"] =
+        std::min(facts.widest_categorical - 1, TrainerConfig::SplitCandidates::kMaxCount);
+  }
+  return candidates;
 }
 
-// Runs with a wide categorical feature: one feature per tree, split within the node's range, as
-// deep as the widest feature's codes need (kMaxWideDepth at most), at most kUnsampledTrees
-// trees, whatever the branch.
+// Runs with a wide categorical feature: one feature per tree, split within the node's range, trees
+// on a categorical feature as deep as the widest one's codes need (kMaxWideDepth at most; other
+// trees at least kWideOtherDepth), at most kUnsampledTrees trees, whatever the branch.
 void AddWideCategoricalSettings(const PublicFacts& facts, const json& given, json& settings) {
   if (!WideCategoricalApplies(facts, given)) return;
   settings["feature_interaction"] = {{"method", "cyclical"}, {"k", 1}};
   settings.erase("split_scope");  // the key table's node scope (models omit the default)
   const int depth = static_cast<int>(std::ceil(std::log2(facts.widest_categorical)));
-  settings["max_depth"] = std::min(depth, kMaxWideDepth);
+  settings["categorical_depth"] = std::min(depth, kMaxWideDepth);
+  const int branch_depth = settings.value("max_depth", TrainerConfig{}.max_depth);
+  settings["max_depth"] = std::max(branch_depth, kWideOtherDepth);
   // At most kUnsampledTrees trees (η follows T): subsampled regression's 2000 trees of depth 11
   // took twice the time and model size of 1000 for RMSE within 0.3 % (insteval: +0.2 % at
   // ε = 0.1, −0.3 % at 0.5 and 1).

@@ -185,15 +185,19 @@ class BinningReader {
     if (!CandidatesFromSchemaAlone(sc)) {
       throw InvalidArgument(
           "split_candidates",
-          "method \"" + ToString(sc.method) + "\", count " + std::to_string(sc.count),
-          "methods uniform, log or uniform_and_log with count ≤ 253 for a binned read");
+          "method \"" + ToString(sc.method) + "\", count " + std::to_string(sc.count) +
+              ", categorical_count " + std::to_string(sc.categorical_count),
+          "methods uniform, log or uniform_and_log with count and categorical_count ≤ 253 for a "
+          "binned read");
     }
     auto binned = std::make_shared<BinnedFeatures>();
     binned->method = ToString(sc.method);
     binned->count = sc.count;
+    binned->categorical_count = sc.categorical_count;
     for (std::size_t f = 0; f < schema.features.size(); ++f) {
-      binned->candidates.push_back(
-          internal::InitialCandidates(schema.features[f], f, sc.method, sc.count, {}));
+      const FeatureSpec& feature = schema.features[f];
+      binned->candidates.push_back(internal::InitialCandidates(
+          feature, f, sc.method, internal::CandidateCount(sc, feature), {}));
     }
     binned_ = std::move(binned);
     for (std::size_t f = 0; f < schema.features.size(); ++f) {
@@ -440,7 +444,7 @@ bool CandidatesFromSchemaAlone(const TrainerConfig::SplitCandidates& candidates)
   return (candidates.method == CandidateMethod::kUniform ||
           candidates.method == CandidateMethod::kLog ||
           candidates.method == CandidateMethod::kUniformAndLog) &&
-         candidates.count <= internal::kMaxCompactCandidates;
+         candidates.widest() <= internal::kMaxCompactCandidates;
 }
 
 Dataset LoadCsvBinned(const std::string& csv_path, const Schema& schema,

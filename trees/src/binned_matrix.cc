@@ -15,18 +15,22 @@ BinnedMatrix::BinnedMatrix(const Dataset& data, const TrainerConfig::SplitCandid
       pool_(pool),
       n_(data.n_rows()),
       m_(data.n_features()),
-      // Every candidate set has at most Q entries (IH trims to Q): with Q ≤ 253 a bin is a byte.
-      compact_(sc.count <= kMaxCompactCandidates) {
+      // Every candidate set has at most Q (categorical: Q_c) entries (IH trims to Q): with both
+      // ≤ 253 a bin is a byte.
+      compact_(sc.widest() <= kMaxCompactCandidates) {
   candidates_.resize(m_);
   column_has_missing_.assign(m_, 0);
   if (data.binned) {
     const BinnedFeatures& binned = *data.binned;
-    if (binned.method != ToString(sc.method) || binned.count != sc.count) {
-      throw InvalidArgument("split_candidates",
-                            "method \"" + ToString(sc.method) + "\", count " +
-                                std::to_string(sc.count) + " (the data were binned for \"" +
-                                binned.method + "\", " + std::to_string(binned.count) + ")",
-                            "the split candidates the data were read with");
+    if (binned.method != ToString(sc.method) || binned.count != sc.count ||
+        binned.categorical_count != sc.categorical_count) {
+      throw InvalidArgument(
+          "split_candidates",
+          "method \"" + ToString(sc.method) + "\", count " + std::to_string(sc.count) +
+              ", categorical_count " + std::to_string(sc.categorical_count) +
+              " (the data were binned for \"" + binned.method + "\", " +
+              std::to_string(binned.count) + ", " + std::to_string(binned.categorical_count) + ")",
+          "the split candidates the data were read with");
     }
     RDPKIT_CHECK(compact_ && binned.bins.size() == n_ * m_);
     candidates_ = binned.candidates;
@@ -44,7 +48,8 @@ BinnedMatrix::BinnedMatrix(const Dataset& data, const TrainerConfig::SplitCandid
       continue;
     }
     auto& c = candidates_[f];
-    c = InitialCandidates(data_.schema.features[f], f, sc.method, sc.count, data_.columns[f]);
+    const FeatureSpec& feature = data_.schema.features[f];
+    c = InitialCandidates(feature, f, sc.method, CandidateCount(sc, feature), data_.columns[f]);
     if (!c.empty()) splittable_.push_back(static_cast<int>(f));
     Rebin(f);
   }

@@ -52,6 +52,12 @@ std::vector<double> InitialCandidates(const FeatureSpec& feature, std::size_t in
                                       CandidateMethod method, int count,
                                       const std::vector<double>& column);
 
+// The count InitialCandidates takes for `feature`: Q_c (categorical_count, if given) for a
+// categorical feature, else Q.
+inline int CandidateCount(const TrainerConfig::SplitCandidates& sc, const FeatureSpec& feature) {
+  return feature.categorical ? sc.categorical() : sc.count;
+}
+
 // Bin of a value for a candidate set: the number of candidates c with !GoesLeft(c, x), i.e. the
 // value goes left at candidate index j (1-based) iff bin < j. NaN → kMissingBin.
 constexpr std::uint16_t kMissingBin = std::numeric_limits<std::uint16_t>::max();

@@ -355,14 +355,15 @@ MemoryEstimate EstimateTrainingMemory(const TrainerConfig& config, const Schema&
   // estimate only needs a few digits.
   const double n = static_cast<double>(n_rows);
   const double m = static_cast<double>(schema.features.size());
-  const double q = config.split_candidates.count;
+  const double q = config.split_candidates.widest();
   // Multiclass: K class trees per round, and K margins and (g, h) pairs per row.
   const double classes = schema.task == Task::kMulticlass ? std::max(schema.n_classes, 1) : 1;
   const double trees =
       classes *
       (static_cast<double>(config.n_estimators) +
        (config.renyi_filter ? static_cast<double>(config.renyi_filter->extra_rounds) : 0.0));
-  const double nodes_per_tree = std::ldexp(1.0, config.max_depth + 1) - 1;
+  const int depth = std::max(config.max_depth, config.categorical_depth);
+  const double nodes_per_tree = std::ldexp(1.0, depth + 1) - 1;
   MemoryEstimate e;
   e.model = trees * nodes_per_tree * (static_cast<double>(sizeof(Node)) + kNodeTextBytes);
   // Data columns and labels (8 bytes a value), 16-bit bins per value and, for Q ≤ 253, the byte
@@ -382,7 +383,7 @@ MemoryEstimate EstimateTrainingMemory(const TrainerConfig& config, const Schema&
     // sum, and the previous level's (half the size) until it is replaced; cells = Q + 2
     // (histogram, exponential) or 3 (partially_random).
     const double cells = split == SplitMethod::kPartiallyRandom ? 3 : q + 2;
-    const double level_nodes = std::ldexp(1.0, config.max_depth - 1);
+    const double level_nodes = std::ldexp(1.0, depth - 1);
     const double copies = config.threads + 2;
     e.histograms += k * level_nodes * cells * 16 * copies;
   }
@@ -428,16 +429,22 @@ void RequireTrainableInMemory(const TrainerConfig& config, const Schema& schema,
   const std::string estimate =
       "an estimated " + FormatBytes(e.total()) + " (model " + FormatBytes(e.model) + ": " +
       std::to_string(static_cast<long long>(trees)) + " trees of " +
-      std::to_string((2LL << config.max_depth) - 1) + " nodes; data and per-row state " +
-      FormatBytes(e.rows) + "; histograms and candidates " + FormatBytes(e.histograms) +
-      "), more than the " + FormatBytes(limit_bytes) + " of " + limit_source;
+      std::to_string((2LL << std::max(config.max_depth, config.categorical_depth)) - 1) +
+      " nodes; data and per-row state " + FormatBytes(e.rows) + "; histograms and candidates " +
+      FormatBytes(e.histograms) + "), more than the " + FormatBytes(limit_bytes) + " of " +
+      limit_source;
   // Name the key that governs the largest part.
   if (e.model >= e.rows && e.model >= e.histograms) {
-    throw InvalidArgument("n_estimators",
-                          std::to_string(config.n_estimators) +
-                              " (max_depth = " + std::to_string(config.max_depth) + ")",
-                          "the sizes that fit in memory: training needs " + estimate +
-                              "; reduce n_estimators or max_depth");
+    throw InvalidArgument(
+        "n_estimators",
+        std::to_string(config.n_estimators) + " (max_depth = " + std::to_string(config.max_depth) +
+            (config.categorical_depth > 0
+                 ? ", categorical_depth = " + std::to_string(config.categorical_depth)
+                 : std::string()) +
+            ")",
+        "the sizes that fit in memory: training needs " + estimate +
+            "; reduce n_estimators or max_depth" +
+            (config.categorical_depth > 0 ? " (categorical_depth)" : ""));
   }
   if (e.histograms >= e.rows) {
     throw InvalidArgument(

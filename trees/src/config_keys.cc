@@ -108,13 +108,23 @@ std::string Range::Text() const {
 }
 
 void RequireMeaningfulScopes(const TrainerConfig& c) {
+  // Only these splits are drawn from the candidates at random (split_random.cc); partially
+  // random with k ≥ 2 picks the best noisy gain, histogram and exponential score every candidate.
+  const bool random_splits =
+      c.split_method == SplitMethod::kTotallyRandom ||
+      (c.split_method == SplitMethod::kPartiallyRandom &&
+       c.feature_interaction.method != InteractionMethod::kAll && c.feature_interaction.k == 1);
+  // A tree's depth sets the number of a greedy tree's split queries (the query plan's schedule),
+  // so only trees of random splits may take their depth from their features.
+  if (c.categorical_depth > 0 && !random_splits) {
+    throw InvalidArgument(
+        "categorical_depth",
+        std::to_string(c.categorical_depth) + " (split_method = \"" + ToString(c.split_method) +
+            "\", feature_interaction.k = " + std::to_string(c.feature_interaction.k) + ")",
+        "0 unless split_method is totally_random, or partially_random with "
+        "feature_interaction.k = 1");
+  }
   if (c.split_scope == SplitScope::kAll) {
-    // Only these splits are drawn from the candidates at random (split_random.cc); partially
-    // random with k ≥ 2 picks the best noisy gain, histogram and exponential score every candidate.
-    const bool random_splits =
-        c.split_method == SplitMethod::kTotallyRandom ||
-        (c.split_method == SplitMethod::kPartiallyRandom &&
-         c.feature_interaction.method != InteractionMethod::kAll && c.feature_interaction.k == 1);
     if (!random_splits) {
       throw InvalidArgument(
           "split_scope",

@@ -183,7 +183,13 @@ void DeclareTreeKeys(Visitor& v, Config& c) {
         {.range = Closed(1, 100000),
          .what = "T, number of trees (multiclass: rounds of K class trees)"});
   v.Key("max_depth", c.max_depth,
-        {.range = Closed(1, 16), .what = "d, depth of every tree (2^d leaves)"});
+        {.range = Closed(1, 16),
+         .what = "d, depth of every tree (2^d leaves) but those of `categorical_depth`"});
+  v.Key("categorical_depth", c.categorical_depth,
+        {.range = Closed(0, 16),
+         .what = "depth of a tree whose features are all categorical; 0: `max_depth` (random "
+                 "splits only; identifiers, docs/trees_auto.md § Wide categorical features)",
+         .write_default = false});
   v.Key("learning_rate", c.learning_rate,
         {.range = OpenClosed(0, 10), .what = "η, shrinkage applied to every leaf value"});
   v.Key("reg_lambda", c.reg_lambda,
@@ -220,6 +226,11 @@ void DeclareTreeKeys(Visitor& v, Config& c) {
         {.range = Closed(2, SplitCandidates::kMaxCount),
          .what = "Q, candidates per feature (a bin index and the missing bin fit 16 bits)",
          .paper = "Maddock §4.5"});
+  v.Key("split_candidates.categorical_count", c.split_candidates.categorical_count,
+        {.range = Closed(0, SplitCandidates::kMaxCount),
+         .what = "candidates of a categorical feature (its code boundaries, evenly thinned to "
+                 "this many); 0: `count`",
+         .write_default = false});
   v.Key("split_candidates.rounds", c.split_candidates.rounds,
         {.range = Closed(1, 100),
          .what = "s, rounds of `iterative_hessian`",

@@ -2,6 +2,7 @@
 #ifndef RDPKIT_TREES_SRC_HEAP_TREE_H_
 #define RDPKIT_TREES_SRC_HEAP_TREE_H_
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -29,6 +30,19 @@ struct HeapTree {
   static std::size_t Internal(int d) { return (std::size_t{1} << d) - 1; }
   static std::size_t Leaves(int d) { return std::size_t{1} << d; }
 };
+
+// The depth of a tree over `features` (indices into the schema): categorical_depth when it is
+// set and every feature is categorical, else max_depth. Public: the schema and the tree's public
+// draw of features decide it.
+inline int TreeDepth(const TrainerConfig& config, const Schema& schema,
+                     const std::vector<int>& features) {
+  const bool all_categorical =
+      !features.empty() && std::all_of(features.begin(), features.end(), [&](int f) {
+        return schema.features[static_cast<std::size_t>(f)].categorical;
+      });
+  return config.categorical_depth > 0 && all_categorical ? config.categorical_depth
+                                                         : config.max_depth;
+}
 
 // The binned form of GoesLeft: x < c_j ⇔ bin < j; a missing value goes right unless default_left.
 inline bool GoesRightBinned(std::uint16_t bin, std::uint16_t split_bin, bool default_left) {

@@ -470,7 +470,7 @@ void Trainer::SetUp() {
 
 HeapTree Trainer::TrainTree(int t, const std::vector<int>& features,
                             internal::SplitStrategy::RootHessian* root_hessian) {
-  HeapTree tree(config_.max_depth);
+  HeapTree tree(internal::TreeDepth(config_, data_.schema, features));
   std::vector<Pair> leaf_sums;
   strategy_->Grow(*this, features, tree, leaf_sums, root_hessian);
   const int batch =

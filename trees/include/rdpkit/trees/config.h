@@ -68,8 +68,12 @@ struct TrainerConfig {
   Objective objective = Objective::kBinaryLogistic;
   // T, number of trees, [1, 100000].
   int n_estimators = 100;
-  // d, depth of every tree (2^d leaves), [1, 16].
+  // d, depth of every tree (2^d leaves), [1, 16], except as below.
   int max_depth = 4;
+  // Depth of a tree whose features are all categorical, [0, 16]; 0: max_depth. Deep trees over
+  // every code boundary learn per-code effects of identifiers (docs/trees_auto.md § Wide
+  // categorical features). Data-independent random splits only (else refused).
+  int categorical_depth = 0;
   // η, shrinkage applied to every leaf value, (0, 10].
   double learning_rate = 0.3;
   // λ, L2 regulariser in the Newton leaf −G/(H + λ), [0, inf). Maddock §4.4.
@@ -100,6 +104,13 @@ struct TrainerConfig {
     // 16 bits, hence 65534.
     static constexpr int kMaxCount = 65534;
     int count = 32;
+    // Q_c, candidates of a categorical feature: its code boundaries, evenly thinned to Q_c when it
+    // has more. [0, kMaxCount]; 0: Q.
+    int categorical_count = 0;
+    // The candidate count of a categorical feature (Q_c, or Q), and the larger of the two: a
+    // value's bin is a byte when it is at most 253.
+    int categorical() const { return categorical_count > 0 ? categorical_count : count; }
+    int widest() const { return categorical() > count ? categorical() : count; }
     // s, rounds of iterative_hessian, [1, 100].
     int rounds = 5;
   } split_candidates;

@@ -70,6 +70,7 @@ struct Schema {
 struct BinnedFeatures {
   std::string method;  // split_candidates.method of the candidates (uniform, log, uniform_and_log)
   int count = 0;       // split_candidates.count
+  int categorical_count = 0;  // split_candidates.categorical_count
   std::size_t n_rows = 0;
   std::vector<std::vector<double>> candidates;  // per feature, as the trainer would draw them
   std::vector<std::uint8_t> bins;               // bins[f · n_rows + row]

@@ -1,0 +1,146 @@
+// Identifiers (categorical features with many codes): split_candidates.categorical_count gives
+// categorical features their own candidate count, and categorical_depth their own tree depth. Both
+// depend on the schema and public randomness only, so the privacy event must not change.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "binned_matrix.h"
+#include "parallel.h"
+#include "rdpkit/accountant/errors.h"
+#include "rdpkit/trees/binned_csv.h"
+#include "rdpkit/trees/train.h"
+#include "synthetic_data.h"
+#include "trees_test_util.h"
+
+namespace rdpkit::trees {
+namespace {
+
+using nlohmann::json;
+using ::testing::HasSubstr;
+using ::testing::ThrowsMessage;
+
+// n rows of m features, feature 0 an identifier of `codes` codes whose label effect is per code.
+Dataset WithIdentifier(std::size_t n, int m, int codes) {
+  Dataset data = testing::SyntheticData(n, m);
+  FeatureSpec& id = data.schema.features[0];
+  id.categorical = true;
+  id.n_codes = codes;
+  id.min = 0;
+  id.max = codes - 1;
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto code = static_cast<int>((i * 7919) % static_cast<std::size_t>(codes));
+    data.columns[0][i] = code;
+    if (code % 3 == 0) data.labels[i] = 1;  // a third of the codes are all positive
+  }
+  return data;
+}
+
+TEST(CategoricalDepthConfig, ParsesValidatesAndRoundTrips) {
+  const TrainerConfig defaults = TrainerConfig::FromJson({{"privacy", {{"epsilon", 1.0}}}});
+  EXPECT_EQ(defaults.categorical_depth, 0);
+  EXPECT_EQ(defaults.split_candidates.categorical_count, 0);
+  EXPECT_EQ(defaults.split_candidates.categorical(), 32);
+  // The defaults are not written, so models trained before these keys existed keep their bytes.
+  EXPECT_FALSE(defaults.ToJson().contains("categorical_depth"));
+  EXPECT_FALSE(defaults.ToJson()["split_candidates"].contains("categorical_count"));
+
+  const TrainerConfig c =
+      TrainerConfig::FromJson({{"categorical_depth", 11},
+                               {"split_candidates", {{"count", 16}, {"categorical_count", 2971}}},
+                               {"privacy", {{"epsilon", 1.0}}}});
+  EXPECT_EQ(c.categorical_depth, 11);
+  EXPECT_EQ(c.split_candidates.categorical(), 2971);
+  EXPECT_EQ(c.split_candidates.widest(), 2971);
+  EXPECT_EQ(TrainerConfig::FromJson(c.ToJson()).ToJson(), c.ToJson());
+  EXPECT_NO_THROW(
+      TrainerConfig::FromJson({{"categorical_depth", 8},
+                               {"split_method", "partially_random"},
+                               {"feature_interaction", {{"method", "cyclical"}, {"k", 1}}},
+                               {"privacy", {{"epsilon", 1.0}}}}));
+}
+
+TEST(CategoricalDepthConfig, RefusesValuesOutsideTheirRangesAndGreedySplits) {
+  EXPECT_THAT(
+      [] {
+        TrainerConfig::FromJson({{"categorical_depth", 17}});
+      },
+      ThrowsMessage<InvalidArgument>(HasSubstr("categorical_depth = 17 is outside [0, 16]")));
+  EXPECT_THAT(
+      [] {
+        TrainerConfig::FromJson({{"split_candidates", {{"categorical_count", 65535}}}});
+      },
+      ThrowsMessage<InvalidArgument>(
+          HasSubstr("split_candidates.categorical_count = 65535 is outside [0, 65534]")));
+  // A greedy tree's split queries depend on its depth: refused, naming the key.
+  for (const char* method : {"histogram", "exponential"}) {
+    EXPECT_THAT(
+        [&] {
+          TrainerConfig::FromJson({{"categorical_depth", 8}, {"split_method", method}});
+        },
+        ThrowsMessage<InvalidArgument>(HasSubstr("categorical_depth = 8 (split_method")))
+        << method;
+  }
+}
+
+TEST(CategoricalCount, CategoricalFeaturesGetTheirOwnCandidateCount) {
+  const Dataset data = WithIdentifier(2000, 3, 600);
+  internal::WorkerPool pool(1);
+  TrainerConfig::SplitCandidates sc;
+  sc.count = 32;
+  sc.categorical_count = 599;
+  const internal::BinnedMatrix every_code(data, sc, pool);
+  EXPECT_EQ(every_code.candidates(0).size(), 599u);  // every code boundary
+  EXPECT_EQ(every_code.candidates(1).size(), 32u);
+  EXPECT_FALSE(every_code.compact());  // 599 > 253: 16-bit bins
+  sc.categorical_count = 100;
+  const internal::BinnedMatrix thinned(data, sc, pool);
+  EXPECT_EQ(thinned.candidates(0).size(), 100u);
+  EXPECT_EQ(thinned.candidates(2).size(), 32u);
+  EXPECT_TRUE(thinned.compact());
+  // The binned reader takes what fits a byte.
+  EXPECT_TRUE(CandidatesFromSchemaAlone(sc));
+  sc.categorical_count = 254;
+  EXPECT_FALSE(CandidatesFromSchemaAlone(sc));
+}
+
+// Trees on the identifier grow to categorical_depth, the others to max_depth, and the privacy
+// event is that of the same run without categorical_depth: depth is public and a tree's leaves
+// partition its rows, whatever their number.
+TEST(CategoricalDepth, OnlyTreesOverCategoricalFeaturesGrowDeeperAndTheEventIsUnchanged) {
+  const Dataset data = WithIdentifier(3000, 3, 600);
+  for (const double subsample : {1.0, 0.1}) {
+    TrainerConfig config;
+    config.n_estimators = 30;
+    config.max_depth = 3;
+    config.seed = 4;
+    config.subsample = subsample;
+    config.feature_interaction = {.method = InteractionMethod::kCyclical, .k = 1};
+    config.split_candidates.categorical_count = 599;
+    config.privacy = TrainerConfig::Privacy{.epsilon = 1};
+    const Model shallow = Train(data, config, testing::Quiet());
+    config.categorical_depth = 10;
+    const Model deep = Train(data, config, testing::Quiet());
+    EXPECT_EQ(deep.privacy["event"], shallow.privacy["event"]) << subsample;
+    EXPECT_EQ(deep.privacy["epsilon"], shallow.privacy["epsilon"]) << subsample;
+    int deepest_identifier_tree = 0;
+    for (const Tree& tree : deep.trees) {
+      const auto [depth, feature] = testing::DeepestLeafAndFeature(tree);
+      if (feature == 0) {
+        deepest_identifier_tree = std::max(deepest_identifier_tree, depth);
+      } else {
+        EXPECT_LE(depth, 3) << subsample;
+      }
+    }
+    EXPECT_GT(deepest_identifier_tree, 3) << subsample;
+    EXPECT_LE(deepest_identifier_tree, 10) << subsample;
+  }
+}
+
+}  // namespace
+}  // namespace rdpkit::trees
