@@ -295,6 +295,17 @@ TEST(AutoSettings, WideCategoricalFeaturesGetDeepOneFeatureTreesOverEveryCode) {
     facts.widest_categorical = 2972;
     EXPECT_EQ(AutoSettings(facts, greedy), plain_greedy);
     EXPECT_EQ(AutoSettings(facts, {{"split_method", "partially_random"}})["categorical_depth"], 11);
+    // Partially random splits over several features per tree pick the best noisy gain: the config
+    // is valid as given, and the rule adds nothing that would make it invalid.
+    for (const json& interaction :
+         {json({{"method", "cyclical"}, {"k", 2}}), json({{"method", "all"}, {"k", 0}})}) {
+      const json partial = {{"split_method", "partially_random"},
+                            {"feature_interaction", interaction}};
+      facts.widest_categorical = 0;
+      const json plain_partial = AutoSettings(facts, partial);
+      facts.widest_categorical = 2972;
+      EXPECT_EQ(AutoSettings(facts, partial), plain_partial) << interaction.dump();
+    }
     PublicFacts baseline = Facts(50000, 6, task, std::numeric_limits<double>::infinity());
     const json plain = AutoSettings(baseline, json::object());
     baseline.widest_categorical = 2972;
@@ -331,7 +342,9 @@ TEST(ResolveConfig, RunSplitCandidatesAreTheResolvedOnesForEveryN) {
            {json(PrivacyOnly(0.1)), json(PrivacyOnly(1.0)), json({{"non_private", true}})}) {
         for (const json& extra :
              {json::object(), json({{"defaults", "static"}}), json({{"split_candidates", log16}}),
-              json({{"split_method", "histogram"}})}) {
+              json({{"split_method", "histogram"}}),
+              json({{"split_method", "partially_random"},
+                    {"feature_interaction", {{"method", "cyclical"}, {"k", 2}}}})}) {
           json config = privacy;
           config.update(extra);
           const TrainerConfig::SplitCandidates read = RunSplitCandidates(config, data.schema);

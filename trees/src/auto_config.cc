@@ -92,16 +92,30 @@ constexpr int kMaxWideDepth = 11;
 // mplsstops (the rule's settings forced on them; docs/trees_auto.md § Wide categorical features).
 constexpr int kWideOtherDepth = 6;
 
+// feature_interaction of one feature per tree, in the key table's form.
+json OneFeaturePerTree() { return {{"method", "cyclical"}, {"k", 1}}; }
+
+// Whether splits are drawn at random, the condition of split_scope "all" and categorical_depth
+// (RequireMeaningfulScopes), from the values split_method and feature_interaction will have
+// (null: the key table's totally_random and all features).
+bool DrawsRandomSplits(const json& split_method, const json& interaction) {
+  const std::string method =
+      split_method.is_string() ? split_method.get<std::string>() : std::string("totally_random");
+  const bool one_feature = interaction.is_object() && interaction.contains("k") &&
+                           interaction["k"].is_number_integer() && interaction["k"] == 1;
+  return method == "totally_random" || (method == "partially_random" && one_feature);
+}
+
 // Whether the rule grows deep one-feature trees over every code boundary: a private run whose
-// schema has a wide categorical feature and whose splits are drawn at random (the config's
-// split_method, if it gives one; greedy splits over thousands of candidates at depth 11 would
-// cost histograms, not leaves).
+// schema has a wide categorical feature and whose splits are drawn at random with the config's
+// split_method and feature_interaction, if it gives them, else the rule's one feature per tree
+// (greedy splits over thousands of candidates at depth 11 would cost histograms, not leaves).
 bool WideCategoricalApplies(const PublicFacts& facts, const json& given) {
   if (!std::isfinite(facts.epsilon) || facts.widest_categorical <= kWideCategoricalCodes) {
     return false;
   }
-  const auto method = given.find("split_method");
-  return method == given.end() || *method == "totally_random" || *method == "partially_random";
+  return DrawsRandomSplits(given.value("split_method", json()),
+                           given.value("feature_interaction", OneFeaturePerTree()));
 }
 
 // T·η of a run: 45·min(ε, 1)^(1/3) for unsampled private binary runs, kSubsampledTotalStep (or,
@@ -193,7 +207,7 @@ json RuleCandidates(const PublicFacts& facts, const json& given) {
 // trees at least kWideOtherDepth), at most kUnsampledTrees trees, whatever the branch.
 void AddWideCategoricalSettings(const PublicFacts& facts, const json& given, json& settings) {
   if (!WideCategoricalApplies(facts, given)) return;
-  settings["feature_interaction"] = {{"method", "cyclical"}, {"k", 1}};
+  settings["feature_interaction"] = OneFeaturePerTree();
   settings.erase("split_scope");  // the key table's node scope (models omit the default)
   const int depth = static_cast<int>(std::ceil(std::log2(facts.widest_categorical)));
   settings["categorical_depth"] = std::min(depth, kMaxWideDepth);
@@ -240,13 +254,7 @@ void DropInapplicable(json& settings, const json& given) {
     if (const auto it = settings.find(key); it != settings.end()) return *it;
     return json();
   };
-  const json split_method = merged("split_method");
-  const std::string method =
-      split_method.is_string() ? split_method.get<std::string>() : std::string("totally_random");
-  const json interaction = merged("feature_interaction");
-  const bool one_feature = interaction.is_object() && interaction.contains("k") &&
-                           interaction["k"].is_number_integer() && interaction["k"] == 1;
-  if (method != "totally_random" && !(method == "partially_random" && one_feature)) {
+  if (!DrawsRandomSplits(merged("split_method"), merged("feature_interaction"))) {
     settings.erase("split_scope");
   }
 }
