@@ -322,6 +322,12 @@ constexpr double kRowStateBytes = 3 * 8 + 2 * 8 + 2 + 1 + 1 + 2 * 8;
 // The process itself (code, libraries, allocator arenas): ~6 MB measured for a tiny run.
 constexpr double kProcessBytes = 8e6;
 
+// The depth of the deepest tree a run can grow (TreeDepth, heap_tree.h: categorical_depth for
+// trees over categorical features only, else max_depth).
+int DeepestTree(const TrainerConfig& config) {
+  return std::max(config.max_depth, config.categorical_depth);
+}
+
 std::string FormatBytes(double bytes) {
   const char* units[] = {"B", "KB", "MB", "GB", "TB", "PB"};
   int u = 0;
@@ -362,7 +368,7 @@ MemoryEstimate EstimateTrainingMemory(const TrainerConfig& config, const Schema&
       classes *
       (static_cast<double>(config.n_estimators) +
        (config.renyi_filter ? static_cast<double>(config.renyi_filter->extra_rounds) : 0.0));
-  const int depth = std::max(config.max_depth, config.categorical_depth);
+  const int depth = DeepestTree(config);
   const double nodes_per_tree = std::ldexp(1.0, depth + 1) - 1;
   MemoryEstimate e;
   e.model = trees * nodes_per_tree * (static_cast<double>(sizeof(Node)) + kNodeTextBytes);
@@ -429,10 +435,9 @@ void RequireTrainableInMemory(const TrainerConfig& config, const Schema& schema,
   const std::string estimate =
       "an estimated " + FormatBytes(e.total()) + " (model " + FormatBytes(e.model) + ": " +
       std::to_string(static_cast<long long>(trees)) + " trees of " +
-      std::to_string((2LL << std::max(config.max_depth, config.categorical_depth)) - 1) +
-      " nodes; data and per-row state " + FormatBytes(e.rows) + "; histograms and candidates " +
-      FormatBytes(e.histograms) + "), more than the " + FormatBytes(limit_bytes) + " of " +
-      limit_source;
+      std::to_string((2LL << DeepestTree(config)) - 1) + " nodes; data and per-row state " +
+      FormatBytes(e.rows) + "; histograms and candidates " + FormatBytes(e.histograms) +
+      "), more than the " + FormatBytes(limit_bytes) + " of " + limit_source;
   // Name the key that governs the largest part.
   if (e.model >= e.rows && e.model >= e.histograms) {
     throw InvalidArgument(
