@@ -428,17 +428,10 @@ TEST(ResolveConfig, ModelRecordsTheChosenSettingsAndItsEventGivesBackEpsilon) {
         EXPECT_EQ(model.config["feature_interaction"]["k"], 1);
         // Trees on the identifier reach below the other trees' depth; the others keep it.
         const int max_depth = model.config["max_depth"].get<int>();
-        int deepest_identifier_tree = 0;
-        for (const Tree& tree : model.trees) {
-          const auto [depth, feature] = testing::DeepestLeafAndFeature(tree);
-          if (feature == 0) {
-            deepest_identifier_tree = std::max(deepest_identifier_tree, depth);
-          } else {
-            EXPECT_LE(depth, max_depth);
-          }
-        }
-        EXPECT_GT(deepest_identifier_tree, max_depth);
-        EXPECT_LE(deepest_identifier_tree, 9);
+        const auto [identifier_trees, other_trees] = testing::DeepestTreesOfAndBesides(model, 0);
+        EXPECT_LE(other_trees, max_depth);
+        EXPECT_GT(identifier_trees, max_depth);
+        EXPECT_LE(identifier_trees, 9);
       }
     }
   }

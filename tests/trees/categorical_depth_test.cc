@@ -128,17 +128,10 @@ TEST(CategoricalDepth, OnlyTreesOverCategoricalFeaturesGrowDeeperAndTheEventIsUn
     const Model deep = Train(data, config, testing::Quiet());
     EXPECT_EQ(deep.privacy["event"], shallow.privacy["event"]) << subsample;
     EXPECT_EQ(deep.privacy["epsilon"], shallow.privacy["epsilon"]) << subsample;
-    int deepest_identifier_tree = 0;
-    for (const Tree& tree : deep.trees) {
-      const auto [depth, feature] = testing::DeepestLeafAndFeature(tree);
-      if (feature == 0) {
-        deepest_identifier_tree = std::max(deepest_identifier_tree, depth);
-      } else {
-        EXPECT_LE(depth, 3) << subsample;
-      }
-    }
-    EXPECT_GT(deepest_identifier_tree, 3) << subsample;
-    EXPECT_LE(deepest_identifier_tree, 10) << subsample;
+    const auto [identifier_trees, other_trees] = testing::DeepestTreesOfAndBesides(deep, 0);
+    EXPECT_LE(other_trees, 3) << subsample;
+    EXPECT_GT(identifier_trees, 3) << subsample;
+    EXPECT_LE(identifier_trees, 10) << subsample;
   }
 }
 

@@ -38,6 +38,19 @@ inline std::pair<int, int> DeepestLeafAndFeature(const Tree& tree) {
   return {deepest, feature};
 }
 
+// Over a model of one-feature trees: the depth of the deepest tree over `feature`, and of the
+// deepest tree over any other feature.
+inline std::pair<int, int> DeepestTreesOfAndBesides(const Model& model, int feature) {
+  int of = 0;
+  int besides = 0;
+  for (const Tree& tree : model.trees) {
+    const auto [depth, split_feature] = DeepestLeafAndFeature(tree);
+    int& deepest = split_feature == feature ? of : besides;
+    deepest = std::max(deepest, depth);
+  }
+  return {of, besides};
+}
+
 // A fresh folder under the system temporary folder, removed when the object goes away.
 class ScratchDir {
  public:
