@@ -4,11 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <cstddef>
-#include <string>
-#include <utility>
-#include <vector>
 
 #include "binned_matrix.h"
 #include "parallel.h"
