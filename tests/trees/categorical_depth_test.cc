@@ -4,13 +4,16 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstddef>
+#include <limits>
 
 #include "binned_matrix.h"
 #include "parallel.h"
 #include "rdpkit/accountant/errors.h"
 #include "rdpkit/trees/binned_csv.h"
 #include "rdpkit/trees/train.h"
+#include "split_strategy.h"
 #include "synthetic_data.h"
 #include "trees_test_util.h"
 
@@ -129,6 +132,60 @@ TEST(CategoricalDepth, OnlyTreesOverCategoricalFeaturesGrowDeeperAndTheEventIsUn
     EXPECT_GT(identifier_trees, 3) << subsample;
     EXPECT_LE(identifier_trees, 10) << subsample;
   }
+}
+
+// Feature 1 becomes an ordered code of 4 values (3 candidates), missing in every 10th row.
+Dataset WithIdentifierAndShortCode(std::size_t n) {
+  Dataset data = WithIdentifier(n, 3, 600);
+  FeatureSpec& code = data.schema.features[1];
+  code.categorical = true;
+  code.n_codes = 4;
+  code.min = 0;
+  code.max = 3;
+  for (std::size_t i = 0; i < n; ++i) {
+    data.columns[1][i] =
+        i % 10 == 0 ? std::numeric_limits<double>::quiet_NaN() : static_cast<double>(i % 4);
+  }
+  return data;
+}
+
+// A node-scoped split leaves each child fewer open candidates, so Σ_f Q_f levels partition the
+// rows as far as the tree can: a tree over fewer candidates than its depth stops there.
+TEST(GrownDepth, NodeScopedTreesStopWhenTheirCandidatesRunOut) {
+  const Dataset data = WithIdentifierAndShortCode(2000);
+  internal::WorkerPool pool(1);
+  TrainerConfig::SplitCandidates sc;
+  sc.categorical_count = 599;
+  const internal::BinnedMatrix bins(data, sc, pool);
+  ASSERT_EQ(bins.candidates(1).size(), 3u);
+  const auto node = internal::MakeRandomSplits(SplitScope::kNode);
+  EXPECT_EQ(node->GrownDepth(10, bins, {1}), 3);
+  EXPECT_EQ(node->GrownDepth(2, bins, {1}), 2);
+  EXPECT_EQ(node->GrownDepth(10, bins, {0}), 10);
+  EXPECT_EQ(node->GrownDepth(10, bins, {1, 2}), 10);  // 3 + 32 candidates
+  // split_scope all draws among all candidates at every node: its depth is kept.
+  EXPECT_EQ(internal::MakeRandomSplits(SplitScope::kAll)->GrownDepth(10, bins, {1}), 10);
+  EXPECT_EQ(internal::MakeHistogramSplits(1)->GrownDepth(10, bins, {1}), 10);
+}
+
+// In training: the short code's trees end at depth 3 while the identifier's grow deeper, even
+// though missing values could otherwise be parted from the present ones level after level; the
+// event is unchanged (depth is public and the leaves partition the rows).
+TEST(GrownDepth, TrainedTreesOverAShortCodeEndWhereItsCandidatesDo) {
+  const Dataset data = WithIdentifierAndShortCode(3000);
+  TrainerConfig config;
+  config.n_estimators = 30;
+  config.max_depth = 3;
+  config.seed = 4;
+  config.feature_interaction = {.method = InteractionMethod::kCyclical, .k = 1};
+  config.split_candidates.categorical_count = 599;
+  config.privacy = TrainerConfig::Privacy{.epsilon = 1};
+  const Model shallow = Train(data, config, testing::Quiet());
+  config.categorical_depth = 10;
+  const Model deep = Train(data, config, testing::Quiet());
+  EXPECT_EQ(deep.privacy["event"], shallow.privacy["event"]);
+  EXPECT_LE(testing::DeepestTreesOfAndBesides(deep, 1).first, 3);
+  EXPECT_GT(testing::DeepestTreesOfAndBesides(deep, 0).first, 3);
 }
 
 }  // namespace

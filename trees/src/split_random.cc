@@ -86,6 +86,20 @@ class RandomSplits final : public SplitStrategy {
 
   bool DataIndependent() const override { return true; }
 
+  // Node scope: each split draws a candidate inside its feature's open range and leaves each
+  // child fewer open candidates (AssignNodeScopedSplits), so every path has closed all ranges
+  // after Σ_f Q_f splits; a split of a closed range sends every present value one way and only
+  // parts missing values from them. Deeper levels would add nothing but such leaves (and their
+  // noise draws): a one-feature tree over a code of 2 values needs 1 level, not
+  // categorical_depth's 11. The depth depends on the public candidates only.
+  int GrownDepth(int depth, const BinnedMatrix& bins,
+                 const std::vector<int>& features) const override {
+    if (scope_ == SplitScope::kAll) return depth;
+    std::size_t open = 0;
+    for (const int f : features) open += bins.candidates(static_cast<std::size_t>(f)).size();
+    return static_cast<int>(std::clamp<std::size_t>(open, 1, static_cast<std::size_t>(depth)));
+  }
+
   void Grow(GrowContext& context, const std::vector<int>& features, HeapTree& tree,
             std::vector<Pair>& leaf_sums, RootHessian* /*root_hessian*/) const override {
     if (scope_ == SplitScope::kAll) {

@@ -79,6 +79,12 @@ class SplitStrategy {
   // Whether the splits are data independent (no split query): every row's leaf and the leaf sums
   // then come from one routing pass, which the trainer fuses with the statistics.
   virtual bool DataIndependent() const { return false; }
+  // The depth a tree over `features` is grown to, given the run's depth for it (TreeDepth):
+  // that depth, unless the strategy's deeper levels cannot partition the rows any further.
+  virtual int GrownDepth(int depth, const BinnedMatrix& /*bins*/,
+                         const std::vector<int>& /*features*/) const {
+    return depth;
+  }
   // Whether the released root histogram refines iterative_hessian candidates (post-processing,
   // κ_c = 0, Maddock §4.5.2) instead of Hessian-histogram queries.
   virtual bool RefinesCandidatesFromRootHistogram() const { return false; }

@@ -340,9 +340,7 @@ Tree Trainer::ToModelTree(const HeapTree& tree) const {
     node.right = static_cast<int>(2 * i + 2);
   }
   for (std::size_t l = 0; l < HeapTree::Leaves(tree.depth); ++l) {
-    Node& node = out.nodes[internal + l];
-    node.feature = -1;
-    node.value = tree.leaf_value[l];
+    out.nodes[internal + l].value = tree.leaf_value[l];  // a leaf: Node's feature −1
   }
   return options_.keep_unreachable_nodes ? out : WithoutUnreachableNodes(out);
 }
@@ -470,7 +468,8 @@ void Trainer::SetUp() {
 
 HeapTree Trainer::TrainTree(int t, const std::vector<int>& features,
                             internal::SplitStrategy::RootHessian* root_hessian) {
-  HeapTree tree(internal::TreeDepth(config_, data_.schema, features));
+  HeapTree tree(strategy_->GrownDepth(internal::TreeDepth(config_, data_.schema, features), bins(),
+                                      features));
   std::vector<Pair> leaf_sums;
   strategy_->Grow(*this, features, tree, leaf_sums, root_hessian);
   const int batch =
