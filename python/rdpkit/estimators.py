@@ -23,7 +23,8 @@ from .accounting import Event
 # under its config name; None leaves the key out of the config, so the trainer's auto rule chooses
 # it (docs/trees_auto.md; defaults="static" keeps the key table's fixed defaults instead).
 CONFIG_KEYS = (
-    "defaults", "objective", "n_estimators", "max_depth", "learning_rate", "reg_lambda", "max_leaf_value",
+    "defaults", "objective", "n_estimators", "max_depth", "categorical_depth", "learning_rate",
+    "reg_lambda", "max_leaf_value",
     "noisy_hessian_floor", "negative_hessian_leaf", "split_method", "split_scope",
     "leaf_update", "split_candidates", "feature_interaction", "batch_size", "subsample",
     "gradient_clip", "hessian_clip", "leaf_noise_weights", "initial_score", "renyi_filter",
@@ -56,8 +57,8 @@ class _DPGBTBase(BaseEstimator):
     _task = None
 
     def __init__(self, epsilon=1.0, delta=None, bounds=None, random_state=None, *,
-                 defaults=None, objective=None, n_estimators=None, max_depth=None, learning_rate=None,
-                 reg_lambda=None, max_leaf_value=None, noisy_hessian_floor=None,
+                 defaults=None, objective=None, n_estimators=None, max_depth=None,
+                 categorical_depth=None, learning_rate=None, reg_lambda=None, max_leaf_value=None, noisy_hessian_floor=None,
                  negative_hessian_leaf=None, split_method=None, split_scope=None,
                  leaf_update=None, split_candidates=None, feature_interaction=None,
                  batch_size=None, subsample=None, gradient_clip=None, hessian_clip=None,
@@ -72,6 +73,7 @@ class _DPGBTBase(BaseEstimator):
         self.objective = objective
         self.n_estimators = n_estimators
         self.max_depth = max_depth
+        self.categorical_depth = categorical_depth
         self.learning_rate = learning_rate
         self.reg_lambda = reg_lambda
         self.max_leaf_value = max_leaf_value

@@ -130,6 +130,7 @@ def test_values_outside_the_bounds_are_clipped_and_counted(regression_data):
 @pytest.mark.parametrize("params, field", [
     (dict(epsilon=-1.0), "privacy.epsilon"),
     (dict(max_depth=0), "max_depth"),
+    (dict(categorical_depth=17), "categorical_depth"),
     (dict(split_method="best"), "split_method"),
     (dict(bounds=[(0, 1)] * 3), "bounds"),
     (dict(bounds=[(1, 0)] * 4), "features[0]"),
@@ -140,6 +141,23 @@ def test_bad_parameters_raise_value_errors_naming_them(binary_data, params, fiel
     with pytest.raises(ValueError) as info:
         rdpkit.DPGBTClassifier(**{"bounds": BOUNDS, **params}).fit(X, y)
     assert info.value.field.startswith(field), str(info.value)
+
+
+def test_every_trainer_key_is_an_estimator_parameter():
+    """The key table of docs/trees_training.md is generated from the trainer's declaration (and
+    checked against it by ctest): each of its top-level keys is a parameter, but privacy (epsilon,
+    delta, allow_large_delta), seed (random_state) and distributed_noise (MPI runs only)."""
+    from conftest import ROOT
+    text = (ROOT / "docs" / "trees_training.md").read_text()
+    table = text[text.index("<!-- BEGIN config-keys"):text.index("<!-- END config-keys")]
+    keys = {line.split("|")[1].strip().strip("`") for line in table.splitlines()
+            if line.startswith("| `")}
+    top = {key for key in keys if "." not in key}
+    assert "max_depth" in top and "categorical_depth" in top
+    missing = top - set(rdpkit.estimators.CONFIG_KEYS) - {"privacy", "seed", "distributed_noise"}
+    assert not missing, f"trainer keys without an estimator parameter: {sorted(missing)}"
+    params = rdpkit.DPGBTClassifier().get_params()
+    assert all(key in params for key in rdpkit.estimators.CONFIG_KEYS)
 
 
 def test_infinite_values_are_refused(binary_data):
