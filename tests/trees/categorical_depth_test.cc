@@ -188,5 +188,41 @@ TEST(GrownDepth, TrainedTreesOverAShortCodeEndWhereItsCandidatesDo) {
   EXPECT_GT(testing::DeepestTreesOfAndBesides(deep, 0).first, 3);
 }
 
+// The memory estimate counts a one-feature tree's nodes as at most those its candidates let rows
+// reach (2(Q_f + 2) − 1): an identifier run's short codes no longer count as full deep trees, and
+// every trained tree stays within its feature's count.
+TEST(TrainingMemory, CountsTheNodesOneFeatureTreesCanKeep) {
+  const Dataset data = WithIdentifierAndShortCode(3000);
+  TrainerConfig config;
+  config.n_estimators = 30;
+  config.max_depth = 3;
+  config.categorical_depth = 10;
+  config.seed = 5;
+  config.feature_interaction = {.method = InteractionMethod::kCyclical, .k = 1};
+  config.split_candidates.categorical_count = 599;
+  config.privacy = TrainerConfig::Privacy{.epsilon = 1};
+  // Identifier: 599 candidates, depth 10 → min(2047, 1201); short code: 3 → min(2047, 9); the
+  // numeric feature: 32 at depth 3 → min(15, 67); each feature takes 10 of the 30 trees.
+  const double per_feature[] = {1201, 9, 15};
+  const MemoryEstimate cyclical = EstimateTrainingMemory(config, data.schema, data.n_rows());
+  EXPECT_DOUBLE_EQ(cyclical.nodes, 10 * (1201 + 9 + 15));
+  EXPECT_DOUBLE_EQ(cyclical.trees, 30);
+  const Model model = Train(data, config, testing::Quiet());
+  double kept = 0;
+  for (const Tree& tree : model.trees) {
+    kept += static_cast<double>(tree.nodes.size());
+    const int feature = testing::DeepestLeafAndFeature(tree).second;
+    if (feature >= 0) {
+      EXPECT_LE(static_cast<double>(tree.nodes.size()), per_feature[feature]) << feature;
+    }
+  }
+  EXPECT_LE(kept, cyclical.nodes);
+  // Drawn at random, any tree may take the identifier; over all features, every tree is full.
+  config.feature_interaction = {.method = InteractionMethod::kRandom, .k = 1};
+  EXPECT_DOUBLE_EQ(EstimateTrainingMemory(config, data.schema, data.n_rows()).nodes, 30 * 1201);
+  config.feature_interaction = {.method = InteractionMethod::kAll};
+  EXPECT_DOUBLE_EQ(EstimateTrainingMemory(config, data.schema, data.n_rows()).nodes, 30 * 2047);
+}
+
 }  // namespace
 }  // namespace rdpkit::trees

@@ -18,7 +18,9 @@
 #include <utility>
 #include <vector>
 
+#include "candidates.h"
 #include "config_keys.h"
+#include "heap_tree.h"
 #include "rdpkit/accountant/errors.h"
 #include "rdpkit/accountant/json_input.h"
 #include "rdpkit/trees/model.h"
@@ -328,6 +330,39 @@ int DeepestTree(const TrainerConfig& config) {
   return std::max(config.max_depth, config.categorical_depth);
 }
 
+// The nodes the kept trees of a run hold at most, over its `rounds` rounds of `classes` trees and
+// k features per tree (model_prune.cc keeps only nodes some row reaches). A tree over one feature
+// of q candidates has at most q + 1 leaves that present values reach (one per interval between
+// thresholds) and one that only NaN reaches: 2(q + 2) − 1 nodes, besides the 2^(d+1) − 1 of its
+// depth. With k = 1, cycled, tree t takes splittable feature t mod S, each at most ⌈rounds/S⌉
+// times; drawn at random, any of them each time. Otherwise (and for quantile candidates, whose
+// count the schema does not tell) every tree is counted full at the deepest depth.
+double KeptNodes(const TrainerConfig& config, const Schema& schema, double rounds, double classes,
+                 double k) {
+  const double full = std::ldexp(1.0, DeepestTree(config) + 1) - 1;
+  if (k != 1 || config.split_candidates.method == CandidateMethod::kQuantile) {
+    return classes * rounds * full;
+  }
+  std::vector<double> nodes;  // of each splittable feature's trees
+  for (std::size_t f = 0; f < schema.features.size(); ++f) {
+    const FeatureSpec& spec = schema.features[f];
+    // A numeric feature has ≥ 2 private candidates or the run is refused (InitialCandidates); a
+    // categorical one its code boundaries, thinned to its count.
+    double q = internal::CandidateCount(config.split_candidates, spec);
+    if (spec.categorical) q = std::min(q, std::max(0.0, spec.n_codes - 1.0));
+    if (q == 0) continue;
+    const int depth = internal::TreeDepth(config, schema, {static_cast<int>(f)});
+    nodes.push_back(std::min(std::ldexp(1.0, depth + 1) - 1, 2 * (q + 2) - 1));
+  }
+  if (nodes.empty()) return classes * rounds * full;
+  if (config.feature_interaction.method != InteractionMethod::kCyclical) {
+    return classes * rounds * *std::max_element(nodes.begin(), nodes.end());
+  }
+  double total = 0;
+  for (const double n : nodes) total += std::ceil(rounds / static_cast<double>(nodes.size())) * n;
+  return classes * total;
+}
+
 std::string FormatBytes(double bytes) {
   const char* units[] = {"B", "KB", "MB", "GB", "TB", "PB"};
   int u = 0;
@@ -364,14 +399,16 @@ MemoryEstimate EstimateTrainingMemory(const TrainerConfig& config, const Schema&
   const double q = config.split_candidates.widest();
   // Multiclass: K class trees per round, and K margins and (g, h) pairs per row.
   const double classes = schema.task == Task::kMulticlass ? std::max(schema.n_classes, 1) : 1;
-  const double trees =
-      classes *
-      (static_cast<double>(config.n_estimators) +
-       (config.renyi_filter ? static_cast<double>(config.renyi_filter->extra_rounds) : 0.0));
-  const int depth = DeepestTree(config);
-  const double nodes_per_tree = std::ldexp(1.0, depth + 1) - 1;
+  const double rounds =
+      static_cast<double>(config.n_estimators) +
+      (config.renyi_filter ? static_cast<double>(config.renyi_filter->extra_rounds) : 0.0);
+  const double k = config.feature_interaction.method == InteractionMethod::kAll
+                       ? m
+                       : std::min(m, static_cast<double>(config.feature_interaction.k));
   MemoryEstimate e;
-  e.model = trees * nodes_per_tree * (static_cast<double>(sizeof(Node)) + kNodeTextBytes);
+  e.trees = classes * rounds;
+  e.nodes = KeptNodes(config, schema, rounds, classes, k);
+  e.model = e.nodes * (static_cast<double>(sizeof(Node)) + kNodeTextBytes);
   // Data columns and labels (8 bytes a value), 16-bit bins per value and, for Q ≤ 253, the byte
   // bins row by row and column by column.
   const double bin_bytes = 2 + (q <= 253 ? 2 : 0);
@@ -379,9 +416,6 @@ MemoryEstimate EstimateTrainingMemory(const TrainerConfig& config, const Schema&
            kProcessBytes;
   e.histograms = 2 * m * q * 8;  // candidates and their refinement
   const SplitMethod split = config.split_method;
-  const double k = config.feature_interaction.method == InteractionMethod::kAll
-                       ? m
-                       : std::min(m, static_cast<double>(config.feature_interaction.k));
   const bool data_independent =
       split == SplitMethod::kTotallyRandom || (split == SplitMethod::kPartiallyRandom && k == 1);
   if (!data_independent) {
@@ -389,7 +423,7 @@ MemoryEstimate EstimateTrainingMemory(const TrainerConfig& config, const Schema&
     // sum, and the previous level's (half the size) until it is replaced; cells = Q + 2
     // (histogram, exponential) or 3 (partially_random).
     const double cells = split == SplitMethod::kPartiallyRandom ? 3 : q + 2;
-    const double level_nodes = std::ldexp(1.0, depth - 1);
+    const double level_nodes = std::ldexp(1.0, DeepestTree(config) - 1);
     const double copies = config.threads + 2;
     e.histograms += k * level_nodes * cells * 16 * copies;
   }
@@ -428,16 +462,13 @@ void RequireTrainableInMemory(const TrainerConfig& config, const Schema& schema,
                               double limit_bytes, const std::string& limit_source) {
   const MemoryEstimate e = EstimateTrainingMemory(config, schema, n_rows);
   if (e.total() <= limit_bytes) return;
-  const double trees =
-      (schema.task == Task::kMulticlass ? std::max(schema.n_classes, 1) : 1) *
-      (static_cast<double>(config.n_estimators) +
-       (config.renyi_filter ? static_cast<double>(config.renyi_filter->extra_rounds) : 0.0));
   const std::string estimate =
       "an estimated " + FormatBytes(e.total()) + " (model " + FormatBytes(e.model) + ": " +
-      std::to_string(static_cast<long long>(trees)) + " trees of " +
-      std::to_string((2LL << DeepestTree(config)) - 1) + " nodes; data and per-row state " +
-      FormatBytes(e.rows) + "; histograms and candidates " + FormatBytes(e.histograms) +
-      "), more than the " + FormatBytes(limit_bytes) + " of " + limit_source;
+      std::to_string(static_cast<long long>(e.trees)) + " trees of up to " +
+      std::to_string(static_cast<long long>(std::ceil(e.nodes / e.trees))) +
+      " nodes; data and per-row state " + FormatBytes(e.rows) + "; histograms and candidates " +
+      FormatBytes(e.histograms) + "), more than the " + FormatBytes(limit_bytes) + " of " +
+      limit_source;
   // Name the key that governs the largest part.
   if (e.model >= e.rows && e.model >= e.histograms) {
     throw InvalidArgument(

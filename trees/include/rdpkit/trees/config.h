@@ -192,9 +192,12 @@ std::string ConfigKeyTable();
 // a schema, in bytes, by part (docs/trees_training.md "What the trainer refuses"): meant to refuse
 // what cannot fit (measured peaks lie below it), not to account for every allocation.
 struct MemoryEstimate {
-  // The trees held in memory ((n_estimators + extra_rounds) · (2^(max_depth+1) − 1) nodes) and
-  // the model text built from them when the model is written.
+  // The trees held in memory ((n_estimators + extra_rounds) · K of them, `nodes` nodes in all:
+  // 2^(d+1) − 1 a tree at the deepest depth d, fewer for one-feature trees over few candidates)
+  // and the model text built from them when the model is written.
   double model = 0;
+  double trees = 0;
+  double nodes = 0;
   // The data set and the trainer's per-row state (margins, statistics, bins).
   double rows = 0;
   // The per-thread histograms of a tree's deepest level (split methods other than totally_random)
