@@ -21,6 +21,9 @@ Random(split), its first 70 % to training; regression and multiclass: the same b
            feature_interaction all given (and split_scope node): the subsampled branch's trees
            over all features (docs/trees_auto.md § Why); the unsampled branch's default already
   auto-cyclical-kK  (not in the default list) auto with K features per tree (cyclical)
+  auto-random-kK  (not in the default list) auto with K features per tree, drawn at random
+  auto-floorC, auto-lambdaL  (not in the default list) auto with noisy_hessian_floor C or
+           reg_lambda L given
   auto-TN  (not in the default list) auto with n_estimators N given (the rule's total step)
   auto-qQ, auto-logQ  (not in the default list) auto with Q uniform (log-spaced) split
            candidates per feature
@@ -118,6 +121,13 @@ def rdpkit_config(method, eps, delta, split):
     if method.startswith("auto-cyclical-k"):
         config["feature_interaction"] = {"method": "cyclical",
                                          "k": int(method[len("auto-cyclical-k"):])}
+    if method.startswith("auto-floor"):  # auto with the noisy-Hessian floor c given
+        config["noisy_hessian_floor"] = float(method[len("auto-floor"):])
+    if method.startswith("auto-lambda"):  # auto with λ (reg_lambda) given
+        config["reg_lambda"] = float(method[len("auto-lambda"):])
+    if method.startswith("auto-random-k"):
+        config["feature_interaction"] = {"method": "random",
+                                         "k": int(method[len("auto-random-k"):])}
     if method.startswith("auto-unsampled"):  # the rule's binary branch below 10 000 rows as it
         # was before uniform_and_log candidates, written out; -initS adds a DP initial score
         config.update({"defaults": "static", "n_estimators": 1000, "gradient_clip": 0.5,
