@@ -24,6 +24,8 @@ Random(split), its first 70 % to training; regression and multiclass: the same b
   auto-random-kK  (not in the default list) auto with K features per tree, drawn at random
   auto-floorC, auto-lambdaL  (not in the default list) auto with noisy_hessian_floor C or
            reg_lambda L given
+  auto-subsampleG, auto-lnwW  (not in the default list) auto with the Poisson rate G or
+           leaf_noise_weights [W, 1 − W] given
   auto-TN  (not in the default list) auto with n_estimators N given (the rule's total step)
   auto-qQ, auto-logQ  (not in the default list) auto with Q uniform (log-spaced) split
            candidates per feature
@@ -125,6 +127,11 @@ def rdpkit_config(method, eps, delta, split):
         config["noisy_hessian_floor"] = float(method[len("auto-floor"):])
     if method.startswith("auto-lambda"):  # auto with λ (reg_lambda) given
         config["reg_lambda"] = float(method[len("auto-lambda"):])
+    if method.startswith("auto-subsample") and method != "auto-subsample":  # γ given
+        config["subsample"] = float(method[len("auto-subsample"):])
+    if method.startswith("auto-lnw"):  # leaf_noise_weights [W, 1 − W] given
+        weight = float(method[len("auto-lnw"):])
+        config["leaf_noise_weights"] = [weight, 1 - weight]
     if method.startswith("auto-random-k"):
         config["feature_interaction"] = {"method": "random",
                                          "k": int(method[len("auto-random-k"):])}

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Variants of the auto rule against the rule itself, per data set and ε (binary sets, test AUC):
-each variant's mean over the splits minus auto's, then per variant the mean difference over the
-cells both have, in how many cells it is higher, and the largest loss and gain.
+"""Variants of the auto rule against the rule itself, per data set and ε: each variant's mean over
+the splits minus auto's (binary sets: test AUC; regression sets: test RMSE, in % of auto's), then
+per variant and task the mean difference over the cells both have, in how many cells it is better,
+and its worst and best cell.
 
     python3 bench/auto_variants.py VARIANT_RUNS [--base RUNS ...] [--epsilons 0.1,0.5,1]
 
@@ -22,15 +23,25 @@ BASE = [os.path.join(HERE, name) for name in
 
 
 def read(paths, epsilons):
-    """{(dataset, ε, method): {split: auc}} of the binary runs at the given ε."""
+    """{(dataset, ε, method): {split: (task, auc or rmse)}} of the binary and regression runs at
+    the given ε."""
     runs = collections.defaultdict(dict)
     for path in paths:
         with open(path) as f:
             for line in f:
                 r = json.loads(line)
-                if r.get("task") == "binary" and r["epsilon"] in epsilons:
-                    runs[(r["dataset"], r["epsilon"], r["method"])][r["split"]] = r["auc"]
+                if r.get("task") in ("binary", "regression") and r["epsilon"] in epsilons:
+                    value = r["auc"] if r["task"] == "binary" else r["rmse"]
+                    runs[(r["dataset"], r["epsilon"], r["method"])][r["split"]] = (r["task"], value)
     return runs
+
+
+def difference(runs, auto, splits):
+    """(task, the variant's mean minus auto's: AUC, or RMSE in % of auto's)."""
+    task = auto[splits[0]][0]
+    mine = statistics.mean(runs[s][1] for s in splits)
+    theirs = statistics.mean(auto[s][1] for s in splits)
+    return task, (mine - theirs if task == "binary" else 100 * (mine / theirs - 1))
 
 
 def main():
@@ -56,18 +67,19 @@ def main():
             if not splits:
                 row.append("–")
                 continue
-            d = statistics.mean(runs[s] - auto[s] for s in splits)
-            diffs[m].append(d)
-            row.append(f"{d:+.4f}")
-        mean = f"{statistics.mean(auto.values()):.4f}" if auto else "–"
+            task, d = difference(runs, auto, splits)
+            diffs[(m, task)].append(d)
+            row.append(f"{d:+.4f}" if task == "binary" else f"{d:+.2f} %")
+        mean = f"{statistics.mean(v for _, v in auto.values()):.4g}" if auto else "–"
         print(f"| {name} | {eps:g} | {mean} | " + " | ".join(row) + " |")
-    print("\n| variant | cells | mean difference | higher in | largest loss | largest gain |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: |")
-    for m in methods:
-        d = diffs[m]
-        if d:
-            print(f"| {m} | {len(d)} | {statistics.mean(d):+.4f} | {sum(x > 0 for x in d)} | "
-                  f"{min(d):+.4f} | {max(d):+.4f} |")
+    print("\n| variant | task | cells | mean difference | better in | worst | best |")
+    print("| --- | --- | ---: | ---: | ---: | ---: | ---: |")
+    for (m, task), d in sorted(diffs.items()):
+        sign = 1 if task == "binary" else -1  # higher AUC, lower RMSE is better
+        form = "{:+.4f}" if task == "binary" else "{:+.2f} %"
+        worst, best = sorted(d, key=lambda x: sign * x)[0], sorted(d, key=lambda x: sign * x)[-1]
+        print(f"| {m} | {task} | {len(d)} | {form.format(statistics.mean(d))} | "
+              f"{sum(sign * x > 0 for x in d)} | {form.format(worst)} | {form.format(best)} |")
 
 
 if __name__ == "__main__":
