@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <limits>
 
 #include "binned_matrix.h"
@@ -38,6 +39,19 @@ Dataset WithIdentifier(std::size_t n, int m, int codes) {
     if (code % 3 == 0) data.labels[i] = 1;  // a third of the codes are all positive
   }
   return data;
+}
+
+// 30 trees of depth 3 over one feature each (cyclical), categorical features split over every
+// code boundary of a 600-code identifier, at ε = 1.
+TrainerConfig OneFeatureTrees(int seed) {
+  TrainerConfig config;
+  config.n_estimators = 30;
+  config.max_depth = 3;
+  config.seed = static_cast<std::uint64_t>(seed);
+  config.feature_interaction = {.method = InteractionMethod::kCyclical, .k = 1};
+  config.split_candidates.categorical_count = 599;
+  config.privacy = TrainerConfig::Privacy{.epsilon = 1};
+  return config;
 }
 
 TEST(CategoricalDepthConfig, ParsesValidatesAndRoundTrips) {
@@ -114,14 +128,8 @@ TEST(CategoricalCount, CategoricalFeaturesGetTheirOwnCandidateCount) {
 TEST(CategoricalDepth, OnlyTreesOverCategoricalFeaturesGrowDeeperAndTheEventIsUnchanged) {
   const Dataset data = WithIdentifier(3000, 3, 600);
   for (const double subsample : {1.0, 0.1}) {
-    TrainerConfig config;
-    config.n_estimators = 30;
-    config.max_depth = 3;
-    config.seed = 4;
+    TrainerConfig config = OneFeatureTrees(4);
     config.subsample = subsample;
-    config.feature_interaction = {.method = InteractionMethod::kCyclical, .k = 1};
-    config.split_candidates.categorical_count = 599;
-    config.privacy = TrainerConfig::Privacy{.epsilon = 1};
     const Model shallow = Train(data, config, testing::Quiet());
     config.categorical_depth = 10;
     const Model deep = Train(data, config, testing::Quiet());
@@ -173,13 +181,7 @@ TEST(GrownDepth, NodeScopedTreesStopWhenTheirCandidatesRunOut) {
 // event is unchanged (depth is public and the leaves partition the rows).
 TEST(GrownDepth, TrainedTreesOverAShortCodeEndWhereItsCandidatesDo) {
   const Dataset data = WithIdentifierAndShortCode(3000);
-  TrainerConfig config;
-  config.n_estimators = 30;
-  config.max_depth = 3;
-  config.seed = 4;
-  config.feature_interaction = {.method = InteractionMethod::kCyclical, .k = 1};
-  config.split_candidates.categorical_count = 599;
-  config.privacy = TrainerConfig::Privacy{.epsilon = 1};
+  TrainerConfig config = OneFeatureTrees(4);
   const Model shallow = Train(data, config, testing::Quiet());
   config.categorical_depth = 10;
   const Model deep = Train(data, config, testing::Quiet());
@@ -193,14 +195,8 @@ TEST(GrownDepth, TrainedTreesOverAShortCodeEndWhereItsCandidatesDo) {
 // every trained tree stays within its feature's count.
 TEST(TrainingMemory, CountsTheNodesOneFeatureTreesCanKeep) {
   const Dataset data = WithIdentifierAndShortCode(3000);
-  TrainerConfig config;
-  config.n_estimators = 30;
-  config.max_depth = 3;
+  TrainerConfig config = OneFeatureTrees(5);
   config.categorical_depth = 10;
-  config.seed = 5;
-  config.feature_interaction = {.method = InteractionMethod::kCyclical, .k = 1};
-  config.split_candidates.categorical_count = 599;
-  config.privacy = TrainerConfig::Privacy{.epsilon = 1};
   // Identifier: 599 candidates, depth 10 → min(2047, 1201); short code: 3 → min(2047, 9); the
   // numeric feature: 32 at depth 3 → min(15, 67); each feature takes 10 of the 30 trees.
   const double per_feature[] = {1201, 9, 15};
