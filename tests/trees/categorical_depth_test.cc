@@ -203,6 +203,10 @@ TEST(TrainingMemory, CountsTheNodesOneFeatureTreesCanKeep) {
   const MemoryEstimate cyclical = EstimateTrainingMemory(config, data.schema, data.n_rows());
   EXPECT_DOUBLE_EQ(cyclical.nodes, 10 * (1201 + 9 + 15));
   EXPECT_DOUBLE_EQ(cyclical.trees, 30);
+  EXPECT_DOUBLE_EQ(cyclical.tree_nodes, 1201);
+  EXPECT_THAT(
+      [&] { RequireTrainableInMemory(config, data.schema, data.n_rows(), 1e6, "t"); },
+      ThrowsMessage<InvalidArgument>(HasSubstr("30 trees of up to 1201 nodes, 409 on average")));
   const Model model = Train(data, config, testing::Quiet());
   double kept = 0;
   for (const Tree& tree : model.trees) {
@@ -218,6 +222,7 @@ TEST(TrainingMemory, CountsTheNodesOneFeatureTreesCanKeep) {
   EXPECT_DOUBLE_EQ(EstimateTrainingMemory(config, data.schema, data.n_rows()).nodes, 30 * 1201);
   config.feature_interaction = {.method = InteractionMethod::kAll};
   EXPECT_DOUBLE_EQ(EstimateTrainingMemory(config, data.schema, data.n_rows()).nodes, 30 * 2047);
+  EXPECT_DOUBLE_EQ(EstimateTrainingMemory(config, data.schema, data.n_rows()).tree_nodes, 2047);
 }
 
 }  // namespace

@@ -330,19 +330,20 @@ int DeepestTree(const TrainerConfig& config) {
   return std::max(config.max_depth, config.categorical_depth);
 }
 
-// The nodes the kept trees of a run hold at most, over its `rounds` rounds of `classes` trees and
-// k features per tree (model_prune.cc keeps only nodes some row reaches). A tree over one feature
+// Sets e.nodes, the nodes the kept trees of a run hold at most over its `rounds` rounds of
+// `classes` trees with k features per tree, and e.tree_nodes, the most one tree holds
+// (model_prune.cc keeps only nodes some row reaches). A tree over one feature
 // of q candidates has at most q + 1 leaves that present values reach (one per interval between
 // thresholds) and one that only NaN reaches: 2(q + 2) − 1 nodes, besides the 2^(d+1) − 1 of its
 // depth. With k = 1, cycled, tree t takes splittable feature t mod S, each at most ⌈rounds/S⌉
 // times; drawn at random, any of them each time. Otherwise (and for quantile candidates, whose
 // count the schema does not tell) every tree is counted full at the deepest depth.
-double KeptNodes(const TrainerConfig& config, const Schema& schema, double rounds, double classes,
-                 double k) {
+void KeptNodes(const TrainerConfig& config, const Schema& schema, double rounds, double classes,
+               double k, MemoryEstimate& e) {
   const double full = std::ldexp(1.0, DeepestTree(config) + 1) - 1;
-  if (k != 1 || config.split_candidates.method == CandidateMethod::kQuantile) {
-    return classes * rounds * full;
-  }
+  e.tree_nodes = full;
+  e.nodes = classes * rounds * full;
+  if (k != 1 || config.split_candidates.method == CandidateMethod::kQuantile) return;
   std::vector<double> nodes;  // of each splittable feature's trees
   for (std::size_t f = 0; f < schema.features.size(); ++f) {
     const FeatureSpec& spec = schema.features[f];
@@ -354,13 +355,13 @@ double KeptNodes(const TrainerConfig& config, const Schema& schema, double round
     const int depth = internal::TreeDepth(config, schema, {static_cast<int>(f)});
     nodes.push_back(std::min(std::ldexp(1.0, depth + 1) - 1, 2 * (q + 2) - 1));
   }
-  if (nodes.empty()) return classes * rounds * full;
-  if (config.feature_interaction.method != InteractionMethod::kCyclical) {
-    return classes * rounds * *std::max_element(nodes.begin(), nodes.end());
-  }
+  if (nodes.empty()) return;
+  e.tree_nodes = *std::max_element(nodes.begin(), nodes.end());
+  e.nodes = classes * rounds * e.tree_nodes;
+  if (config.feature_interaction.method != InteractionMethod::kCyclical) return;
   double total = 0;
   for (const double n : nodes) total += std::ceil(rounds / static_cast<double>(nodes.size())) * n;
-  return classes * total;
+  e.nodes = std::min(e.nodes, classes * total);
 }
 
 std::string FormatBytes(double bytes) {
@@ -407,7 +408,7 @@ MemoryEstimate EstimateTrainingMemory(const TrainerConfig& config, const Schema&
                        : std::min(m, static_cast<double>(config.feature_interaction.k));
   MemoryEstimate e;
   e.trees = classes * rounds;
-  e.nodes = KeptNodes(config, schema, rounds, classes, k);
+  KeptNodes(config, schema, rounds, classes, k, e);
   e.model = e.nodes * (static_cast<double>(sizeof(Node)) + kNodeTextBytes);
   // Data columns and labels (8 bytes a value), 16-bit bins per value and, for Q ≤ 253, the byte
   // bins row by row and column by column.
@@ -465,8 +466,12 @@ void RequireTrainableInMemory(const TrainerConfig& config, const Schema& schema,
   const std::string estimate =
       "an estimated " + FormatBytes(e.total()) + " (model " + FormatBytes(e.model) + ": " +
       std::to_string(static_cast<long long>(e.trees)) + " trees of up to " +
-      std::to_string(static_cast<long long>(std::ceil(e.nodes / e.trees))) +
-      " nodes; data and per-row state " + FormatBytes(e.rows) + "; histograms and candidates " +
+      std::to_string(static_cast<long long>(e.tree_nodes)) + " nodes" +
+      (e.nodes < e.trees * e.tree_nodes
+           ? ", " + std::to_string(static_cast<long long>(std::ceil(e.nodes / e.trees))) +
+                 " on average"
+           : std::string()) +
+      "; data and per-row state " + FormatBytes(e.rows) + "; histograms and candidates " +
       FormatBytes(e.histograms) + "), more than the " + FormatBytes(limit_bytes) + " of " +
       limit_source;
   // Name the key that governs the largest part.

@@ -198,6 +198,7 @@ struct MemoryEstimate {
   double model = 0;
   double trees = 0;
   double nodes = 0;
+  double tree_nodes = 0;  // of the largest tree
   // The data set and the trainer's per-row state (margins, statistics, bins).
   double rows = 0;
   // The per-thread histograms of a tree's deepest level (split methods other than totally_random)
