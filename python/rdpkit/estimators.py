@@ -24,11 +24,10 @@ from .accounting import Event
 # it (docs/trees_auto.md; defaults="static" keeps the key table's fixed defaults instead).
 CONFIG_KEYS = (
     "defaults", "objective", "n_estimators", "max_depth", "categorical_depth", "learning_rate",
-    "reg_lambda", "max_leaf_value",
-    "noisy_hessian_floor", "negative_hessian_leaf", "split_method", "split_scope",
-    "leaf_update", "split_candidates", "feature_interaction", "batch_size", "subsample",
-    "gradient_clip", "hessian_clip", "leaf_noise_weights", "initial_score", "renyi_filter",
-    "non_private", "threads",
+    "reg_lambda", "max_leaf_value", "noisy_hessian_floor", "negative_hessian_leaf", "split_method",
+    "split_scope", "leaf_update", "split_candidates", "feature_interaction", "batch_size",
+    "subsample", "gradient_clip", "hessian_clip", "leaf_noise_weights", "initial_score",
+    "renyi_filter", "non_private", "threads",
 )
 
 _BOUNDS_WARNING = (
@@ -58,11 +57,11 @@ class _DPGBTBase(BaseEstimator):
 
     def __init__(self, epsilon=1.0, delta=None, bounds=None, random_state=None, *,
                  defaults=None, objective=None, n_estimators=None, max_depth=None,
-                 categorical_depth=None, learning_rate=None, reg_lambda=None, max_leaf_value=None, noisy_hessian_floor=None,
-                 negative_hessian_leaf=None, split_method=None, split_scope=None,
-                 leaf_update=None, split_candidates=None, feature_interaction=None,
-                 batch_size=None, subsample=None, gradient_clip=None, hessian_clip=None,
-                 leaf_noise_weights=None, initial_score=None, renyi_filter=None,
+                 categorical_depth=None, learning_rate=None, reg_lambda=None, max_leaf_value=None,
+                 noisy_hessian_floor=None, negative_hessian_leaf=None, split_method=None,
+                 split_scope=None, leaf_update=None, split_candidates=None,
+                 feature_interaction=None, batch_size=None, subsample=None, gradient_clip=None,
+                 hessian_clip=None, leaf_noise_weights=None, initial_score=None, renyi_filter=None,
                  non_private=None, threads=None, allow_large_delta=None, label_bounds=None,
                  config=None):
         self.epsilon = epsilon
