@@ -2,6 +2,7 @@
 #ifndef RDPKIT_TREES_SRC_CANDIDATES_H_
 #define RDPKIT_TREES_SRC_CANDIDATES_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -56,6 +57,12 @@ std::vector<double> InitialCandidates(const FeatureSpec& feature, std::size_t in
 // categorical feature, else Q.
 inline int CandidateCount(const TrainerConfig::SplitCandidates& sc, const FeatureSpec& feature) {
   return feature.categorical ? sc.categorical() : sc.count;
+}
+// The most candidates InitialCandidates returns for `feature` (IH refinement keeps to Q): its
+// CandidateCount, and for a categorical feature at most its n_codes − 1 code boundaries.
+inline int MostCandidates(const TrainerConfig::SplitCandidates& sc, const FeatureSpec& feature) {
+  const int count = CandidateCount(sc, feature);
+  return feature.categorical ? std::min(count, std::max(feature.n_codes - 1, 0)) : count;
 }
 
 // Bin of a value for a candidate set: the number of candidates c with !GoesLeft(c, x), i.e. the

@@ -332,12 +332,12 @@ int DeepestTree(const TrainerConfig& config) {
 
 // Sets e.nodes, the nodes the kept trees of a run hold at most over its `rounds` rounds of
 // `classes` trees with k features per tree, and e.tree_nodes, the most one tree holds
-// (model_prune.cc keeps only nodes some row reaches). A tree over one feature
-// of q candidates has at most q + 1 leaves that present values reach (one per interval between
-// thresholds) and one that only NaN reaches: 2(q + 2) − 1 nodes, besides the 2^(d+1) − 1 of its
-// depth. With k = 1, cycled, tree t takes splittable feature t mod S, each at most ⌈rounds/S⌉
-// times; drawn at random, any of them each time. Otherwise (and for quantile candidates, whose
-// count the schema does not tell) every tree is counted full at the deepest depth.
+// (model_prune.cc keeps only nodes some row reaches). A tree over one feature of q candidates has
+// at most q + 1 leaves that present values reach (one per interval between thresholds) and one
+// that only NaN reaches: 2(q + 2) − 1 nodes, besides the 2^(d+1) − 1 of its depth. With k = 1,
+// cycled, tree t takes splittable feature t mod S, each at most ⌈rounds/S⌉ times; drawn at random,
+// any of them each time. Otherwise (and for quantile candidates, whose count the schema does not
+// tell) every tree is counted full at the deepest depth.
 void KeptNodes(const TrainerConfig& config, const Schema& schema, double rounds, double classes,
                double k, MemoryEstimate& e) {
   const double full = std::ldexp(1.0, DeepestTree(config) + 1) - 1;
@@ -346,11 +346,9 @@ void KeptNodes(const TrainerConfig& config, const Schema& schema, double rounds,
   if (k != 1 || config.split_candidates.method == CandidateMethod::kQuantile) return;
   std::vector<double> nodes;  // of each splittable feature's trees
   for (std::size_t f = 0; f < schema.features.size(); ++f) {
-    const FeatureSpec& spec = schema.features[f];
     // A numeric feature has ≥ 2 private candidates or the run is refused (InitialCandidates); a
-    // categorical one its code boundaries, thinned to its count.
-    double q = internal::CandidateCount(config.split_candidates, spec);
-    if (spec.categorical) q = std::min(q, std::max(0.0, spec.n_codes - 1.0));
+    // categorical one without codes to split is not splittable.
+    const double q = internal::MostCandidates(config.split_candidates, schema.features[f]);
     if (q == 0) continue;
     const int depth = internal::TreeDepth(config, schema, {static_cast<int>(f)});
     nodes.push_back(std::min(std::ldexp(1.0, depth + 1) - 1, 2 * (q + 2) - 1));
