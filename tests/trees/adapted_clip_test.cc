@@ -36,13 +36,13 @@ double MeanNoiseSd(double count, double mean, double count_scale, double sum_sca
 
 TEST(AdaptedGradientClip, FollowsTheMeansDistanceFromTheNearerBound) {
   const std::pair<double, double> scales{20.0, 20.0};
-  // Mean −0.94 over 20 000 rows: d̂ = 0.06 + sd, g* = 2·d̂.
+  // Mean −0.94 over 20 000 rows: d̂ = 0.06, far above the noise's sd, so g* = 2·d̂.
   const InitialScoreRelease low{0, 20000, -0.94 * 20000};
-  const double sd = MeanNoiseSd(20000, -0.94, 20, 20);
-  EXPECT_NEAR(AdaptedGradientClip(low, 1.0, scales, 0.5), 2 * (0.06 + sd), 1e-12);
+  ASSERT_LT(MeanNoiseSd(20000, -0.94, 20, 20), 0.01);
+  EXPECT_NEAR(AdaptedGradientClip(low, 1.0, scales, 0.5), 2 * 0.06, 1e-12);
   // The same near the upper bound.
   const InitialScoreRelease high{0, 20000, 0.94 * 20000};
-  EXPECT_NEAR(AdaptedGradientClip(high, 1.0, scales, 0.5), 2 * (0.06 + sd), 1e-12);
+  EXPECT_NEAR(AdaptedGradientClip(high, 1.0, scales, 0.5), 2 * 0.06, 1e-12);
   // A central mean keeps the given g*, and the result never exceeds it.
   const InitialScoreRelease central{0, 20000, 0.1 * 20000};
   EXPECT_EQ(AdaptedGradientClip(central, 1.0, scales, 0.5), 0.5);
@@ -57,11 +57,25 @@ TEST(AdaptedGradientClip, NoiseKeepsItLarge) {
   // A noisy count below 1 counts as 1.
   const InitialScoreRelease negative{0, -40, 5};
   EXPECT_EQ(AdaptedGradientClip(negative, 1.0, {200.0, 200.0}, 0.5), 0.5);
-  // Beyond the clip with little noise: d̂ is the noise's sd alone, still > 0.
+  // Beyond the clip with little noise: d̂ = 0 and g* is the noise's sd, still > 0.
   const InitialScoreRelease exact{0, 1e6, 1.2e6};
   const double g = AdaptedGradientClip(exact, 1.0, {1.0, 1.0}, 0.5);
   EXPECT_GT(g, 0);
-  EXPECT_NEAR(g, 2 * MeanNoiseSd(1e6, 1.0, 1, 1), 1e-15);
+  EXPECT_NEAR(g, MeanNoiseSd(1e6, 1.0, 1, 1), 1e-15);
+}
+
+TEST(AdaptedGradientClip, TakesTheNoisyDistanceNotAnUpperBoundOfIt) {
+  // fair at ε = 0.1 (4 456 rows, Laplace scales 200): a mean 0.0245 from the bound under noise
+  // of sd 0.089. g* = 2·d̂ would be 0.049 and 2·(d̂ + sd) 0.23, 4.6 times that: where the
+  // release cannot place the mean closer than its sd, g* is that sd.
+  const double count = 4456;
+  const InitialScoreRelease near_bound{0, count, -0.9755 * count};
+  const double sd = MeanNoiseSd(count, -0.9755, 200, 200);
+  ASSERT_NEAR(sd, 0.089, 0.001);
+  EXPECT_NEAR(AdaptedGradientClip(near_bound, 1.0, {200.0, 200.0}, 0.5), sd, 1e-12);
+  // A distance above sd/2 counts twice, as without noise.
+  const InitialScoreRelease farther{0, count, -0.9 * count};
+  EXPECT_NEAR(AdaptedGradientClip(farther, 1.0, {200.0, 200.0}, 0.5), 2 * 0.1, 1e-12);
 }
 
 // Labels y = 2·x0 − x1 + noise (about [−1.3, 2.3]) under bounds [−2, 40]: scaled, they lie

@@ -314,8 +314,8 @@ void DeclareNoiseKeys(Visitor& v, Config& c) {
             v.Key("initial_score.label_clip", s.label_clip,
                   {.range = Open(0, kInf), .what = "m*, labels clipped to [−m*, m*]"});
             v.Key("initial_score.adapt_gradient_clip", s.adapt_gradient_clip,
-                  {.what = "regression: g* becomes min(g*, 2·d̂), d̂ the noisy mean's distance "
-                           "from the nearer clip plus its noise's standard deviation",
+                  {.what = "regression: g* becomes min(g*, max(2·d̂, sd)), d̂ the noisy mean's "
+                           "distance from the nearer clip, sd its noise's standard deviation",
                    .write_default = false});
           });
   v.Group(

@@ -129,9 +129,11 @@ double AdaptedGradientClip(const InitialScoreRelease& release, double label_clip
       std::sqrt(2 * (sum_scale * sum_scale + mean * mean * count_scale * count_scale)) / count;
   // Markov on y + m* ≥ 0 (or m* − y): with mean distance d from the nearer clip, at most a third
   // of the labels lie beyond 3d from it, so residuals from the mean stay within 2d for two thirds
-  // or more of the rows (docs/trees_training.md, "Adapted gradient clip").
-  const double distance = label_clip - std::abs(mean) + noise_sd;
-  return std::min(gradient_clip, 2 * distance);
+  // or more of the rows. 2·d̂ is taken as it is (a too large g* costs as much as a too small one),
+  // and never below sd(m̃), where the release cannot tell the mean from the bound
+  // (docs/trees_training.md, "Adapted gradient clip").
+  const double distance = label_clip - std::abs(mean);
+  return std::min(gradient_clip, std::max(2 * distance, noise_sd));
 }
 
 double ReleaseInitialScore(const std::vector<double>& labels, const std::uint8_t* binary_labels,

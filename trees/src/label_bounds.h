@@ -77,7 +77,7 @@ std::optional<double> AdaptedClipOf(const TrainerConfig& config);
 void RequireLabelBoundsToAdaptClip(const TrainerConfig& config, const Schema& schema);
 
 // initial_score.adapt_gradient_clip (docs/trees_training.md, "Adapted gradient clip"): for
-// regression labels clipped to [−m*, m*], min(g*, 2·d̂) with d̂ = max(0, m* − |m̃|) + sd(m̃),
+// regression labels clipped to [−m*, m*], min(g*, max(2·d̂, sd(m̃))) with d̂ = max(0, m* − |m̃|),
 // m̃ = S̃/max(ñ, 1) and sd(m̃) = √2·√(b_S² + m̃²·b_n²)/max(ñ, 1) from the Laplace scales
 // (b_n, b_S). Post-processing of the release.
 double AdaptedGradientClip(const InitialScoreRelease& release, double label_clip,

@@ -141,9 +141,10 @@ struct TrainerConfig {
   struct InitialScore {
     double epsilon_share = 0.05;  // (0, 1)
     double label_clip = 1;        // m*, labels clipped to [−m*, m*], (0, inf)
-    // Regression only: after the release, g* becomes min(g*, 2·d̂), d̂ the noisy mean's distance
-    // from the nearer clip ±m* plus one standard deviation of its noise (docs/trees_training.md,
-    // "Adapted gradient clip"). Post-processing of the release: the event does not depend on g*.
+    // Regression only: after the release, g* becomes min(g*, max(2·d̂, sd)), d̂ the noisy mean's
+    // distance from the nearer clip ±m* and sd its noise's standard deviation
+    // (docs/trees_training.md, "Adapted gradient clip"). Post-processing of the release: the event
+    // does not depend on g*.
     bool adapt_gradient_clip = false;
   };
   std::optional<InitialScore> initial_score;
