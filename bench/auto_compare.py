@@ -17,6 +17,8 @@ Random(split), its first 70 % to training; regression and multiclass: the same b
   auto-fixed-clip  (regression; not in the default list) auto with the initial score given
            without adapt_gradient_clip, so g* stays 0.5: what the adapted clip changes
   auto-dK  (not in the default list) auto with max_depth K given: the depth table
+  auto-clipG  (regression; not in the default list) auto with the initial score given without
+           adapt_gradient_clip and g* = G given: what a fixed clip does where the rule adapts it
   auto-features-all, auto-features-all-node  (not in the default list) auto with
            feature_interaction all given (and split_scope node): the subsampled branch's trees
            over all features (docs/trees_auto.md § Why); the unsampled branch's default already
@@ -116,6 +118,9 @@ def rdpkit_config(method, eps, delta, split):
         config["defaults"] = "static"
     if method == "auto-fixed-clip":  # the rule's initial score, g* not adapted
         config["initial_score"] = {"epsilon_share": 0.1, "label_clip": 1.0}
+    if method.startswith("auto-clip"):  # the rule's initial score, g* given instead of adapted
+        config["initial_score"] = {"epsilon_share": 0.1, "label_clip": 1.0}
+        config["gradient_clip"] = float(method[len("auto-clip"):])
     if method.startswith("auto-d"):
         config["max_depth"] = int(method[len("auto-d"):])
     if method.startswith("auto-features-all"):
