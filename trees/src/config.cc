@@ -340,7 +340,7 @@ int DeepestTree(const TrainerConfig& config) {
 // tell) every tree is counted full at the deepest depth.
 void KeptNodes(const TrainerConfig& config, const Schema& schema, double rounds, double classes,
                double k, MemoryEstimate& e) {
-  const double full = std::ldexp(1.0, DeepestTree(config) + 1) - 1;
+  const auto full = static_cast<double>(internal::HeapTree::Nodes(DeepestTree(config)));
   e.tree_nodes = full;
   e.nodes = classes * rounds * full;
   if (k != 1 || config.split_candidates.method == CandidateMethod::kQuantile) return;
@@ -351,7 +351,8 @@ void KeptNodes(const TrainerConfig& config, const Schema& schema, double rounds,
     const double q = internal::MostCandidates(config.split_candidates, schema.features[f]);
     if (q == 0) continue;
     const int depth = internal::TreeDepth(config, schema, {static_cast<int>(f)});
-    nodes.push_back(std::min(std::ldexp(1.0, depth + 1) - 1, 2 * (q + 2) - 1));
+    nodes.push_back(
+        std::min(static_cast<double>(internal::HeapTree::Nodes(depth)), 2 * (q + 2) - 1));
   }
   if (nodes.empty()) return;
   e.tree_nodes = *std::max_element(nodes.begin(), nodes.end());

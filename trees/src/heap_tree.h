@@ -29,6 +29,7 @@ struct HeapTree {
         leaf_value(Leaves(d), 0) {}
   static std::size_t Internal(int d) { return (std::size_t{1} << d) - 1; }
   static std::size_t Leaves(int d) { return std::size_t{1} << d; }
+  static std::size_t Nodes(int d) { return Internal(d) + Leaves(d); }  // 2^(d+1) − 1
 };
 
 // The depth of a tree over `features` (indices into the schema): categorical_depth when it is
