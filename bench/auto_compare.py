@@ -116,10 +116,10 @@ def rdpkit_config(method, eps, delta, split):
               "seed": split + 1}
     if method == "static":
         config["defaults"] = "static"
-    if method == "auto-fixed-clip":  # the rule's initial score, g* not adapted
+    if method == "auto-fixed-clip" or method.startswith("auto-clip"):  # the rule's initial
+        # score, g* not adapted: the rule's 0.5, or G given
         config["initial_score"] = {"epsilon_share": 0.1, "label_clip": 1.0}
-    if method.startswith("auto-clip"):  # the rule's initial score, g* given instead of adapted
-        config["initial_score"] = {"epsilon_share": 0.1, "label_clip": 1.0}
+    if method.startswith("auto-clip"):
         config["gradient_clip"] = float(method[len("auto-clip"):])
     if method.startswith("auto-d"):
         config["max_depth"] = int(method[len("auto-d"):])

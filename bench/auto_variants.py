@@ -77,7 +77,7 @@ def main():
     for (m, task), d in sorted(diffs.items()):
         sign = 1 if task == "binary" else -1  # higher AUC, lower RMSE is better
         form = "{:+.4f}" if task == "binary" else "{:+.2f} %"
-        worst, best = sorted(d, key=lambda x: sign * x)[0], sorted(d, key=lambda x: sign * x)[-1]
+        worst, best = min(d, key=lambda x: sign * x), max(d, key=lambda x: sign * x)
         print(f"| {m} | {task} | {len(d)} | {form.format(statistics.mean(d))} | "
               f"{sum(sign * x > 0 for x in d)} | {form.format(worst)} | {form.format(best)} |")
 

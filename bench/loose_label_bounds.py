@@ -8,9 +8,9 @@ becomes [lo, lo + FACTOR·(hi − lo)] and its name gets the suffix _loose.
     python3 bench/auto_compare.py RDPKIT --datasets DIR --methods auto \\
         --sets cps1988_loose,diamonds_loose,… --out bench/loose_bounds_runs.jsonl
 
---datasets: the directories holding the regression sets (default: ../shared/datasets and
-bench/extra_sets.py's output, when given). Writes DIR/NAME_loose.csv (a copy of the rows) and
-DIR/NAME_loose.json.
+--datasets: the directories holding the regression sets (default: ../shared/datasets; add
+bench/extra_sets.py's output for the statsmodels ones). Writes DIR/NAME_loose.csv (a copy of the
+rows) and DIR/NAME_loose.json.
 """
 import argparse
 import json
