@@ -244,10 +244,11 @@ TEST(AutoSettings, PrivateBinaryRunsSplitOnUniformAndLogCandidates) {
 // A categorical feature with more than 256 codes (identifiers): one feature per tree, split within
 // the node's range, categorical features over every code boundary in trees as deep as the codes
 // need (11 at most; other trees keep the branch's depth and candidates), in every branch of every
-// task; 256 codes or a non-private baseline leave the rule as it was.
+// task, except regression below 10 000 rows, which only splits over every code boundary; 256
+// codes or a non-private baseline leave the rule as it was.
 TEST(AutoSettings, WideCategoricalFeaturesGetDeepOneFeatureTreesOverEveryCode) {
   for (const Task task : {Task::kBinary, Task::kRegression, Task::kMulticlass}) {
-    for (const std::size_t n : {3000, 50000}) {
+    for (const std::size_t n : {3000, 9999, 10000, 50000}) {
       for (const double epsilon : {0.1, 1.0, 8.0}) {
         for (const auto& [codes, depth] :
              {std::pair{257, 9}, {1024, 10}, {1128, 11}, {70000, 11}}) {
@@ -262,6 +263,15 @@ TEST(AutoSettings, WideCategoricalFeaturesGetDeepOneFeatureTreesOverEveryCode) {
           EXPECT_EQ(s["split_candidates"]["categorical_count"], std::min(codes - 1, 65534))
               << where;
           EXPECT_EQ(s["split_candidates"]["count"], 32) << where;
+          if (task == Task::kRegression && n < 10000) {
+            // Small regression runs: every code boundary, the branch's settings otherwise.
+            PublicFacts narrow = facts;
+            narrow.widest_categorical = 256;
+            json expected = AutoSettings(narrow, json::object());
+            expected["split_candidates"] = s["split_candidates"];
+            EXPECT_EQ(s, expected) << where;
+            continue;
+          }
           EXPECT_EQ(s["feature_interaction"], json({{"method", "cyclical"}, {"k", 1}})) << where;
           EXPECT_FALSE(s.contains("split_scope")) << where;  // the key table's node scope
           EXPECT_EQ(s["categorical_depth"], depth) << where;
@@ -401,7 +411,9 @@ TEST(ResolveConfig, ModelRecordsTheChosenSettingsAndItsEventGivesBackEpsilon) {
       json config = PrivacyOnly(1.0);
       // Regression subsamples: a short run keeps its calibration quick in a test.
       if (task == Task::kRegression || wide) config["n_estimators"] = 20;
-      if (wide) {  // feature 0 an identifier of 300 codes: deep one-feature trees over every code
+      // Feature 0 an identifier of 300 codes: deep one-feature trees over every code (regression
+      // below 10 000 rows: every code boundary in the branch's trees).
+      if (wide) {
         FeatureSpec& id = data.schema.features[0];
         id.categorical = true;
         id.n_codes = 300;
@@ -423,8 +435,14 @@ TEST(ResolveConfig, ModelRecordsTheChosenSettingsAndItsEventGivesBackEpsilon) {
       EXPECT_DOUBLE_EQ(eps.epsilon, model.privacy["epsilon"].get<double>());
       EXPECT_LE(eps.epsilon, 1.0);
       if (wide) {
-        EXPECT_EQ(model.config["categorical_depth"], 9);
         EXPECT_EQ(model.config["split_candidates"]["categorical_count"], 299);
+      }
+      if (wide && task == Task::kRegression) {
+        EXPECT_FALSE(model.config.contains("categorical_depth"));  // the key table's: max_depth
+        EXPECT_EQ(model.config["max_depth"], 4);
+      }
+      if (wide && task == Task::kBinary) {
+        EXPECT_EQ(model.config["categorical_depth"], 9);
         EXPECT_EQ(model.config["feature_interaction"]["k"], 1);
         // Trees on the identifier reach below the other trees' depth; the others keep it.
         const int max_depth = model.config["max_depth"].get<int>();
