@@ -54,9 +54,10 @@ def identifiers(sidecar):
 
 
 def numeric_identifiers(sidecar):
+    names = identifiers(sidecar)
     sidecar = copy.deepcopy(sidecar)
     for f in sidecar["features"]:
-        if f["name"] in identifiers(sidecar):
+        if f["name"] in names:
             f["categorical"] = False
             f.pop("n_codes", None)
             f.pop("codes", None)
@@ -64,9 +65,10 @@ def numeric_identifiers(sidecar):
 
 
 def without_identifiers(sidecar, header, rows):
-    keep = [i for i, c in enumerate(header) if c not in identifiers(sidecar)]
+    names = identifiers(sidecar)
+    keep = [i for i, c in enumerate(header) if c not in names]
     sidecar = copy.deepcopy(sidecar)
-    sidecar["features"] = [f for f in sidecar["features"] if f["name"] not in identifiers(sidecar)]
+    sidecar["features"] = [f for f in sidecar["features"] if f["name"] not in names]
     sidecar["n_features"] = len(sidecar["features"])
     return sidecar, [header[i] for i in keep], [[r[i] for i in keep] for r in rows]
 

@@ -100,10 +100,12 @@ def write_set(name, spec, out, scratch):
         col = header[i]
         values = [r[i] for r in rows if not math.isnan(r[i])]
         missing = len(rows) - len(values)
-        if col in factors:
+        if col in factors:  # an ordered factor is a numeric feature over its level indices
             ordered, codes = factors[col]
             feature = {"name": col, "categorical": not ordered, "ordered": ordered,
-                       "n_codes": len(codes), "codes": codes, "min": 0, "max": len(codes) - 1}
+                       "min": 0, "max": len(codes) - 1}
+            feature.update({"levels": codes} if ordered else
+                           {"n_codes": len(codes), "codes": codes})
         else:
             feature = {"name": col, "categorical": False, "min": min(values),
                        "max": max(values)}
