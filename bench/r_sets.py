@@ -23,7 +23,8 @@ import subprocess
 import sys
 import tempfile
 
-# name: (R package, data frame, label column, task, positive level for binary, columns dropped)
+# name: (R package, data frame, label column, task, positive level for binary (a number: the
+# label is 1 from that value on), columns dropped)
 SETS = {
     # binary
     "smokeban": ("AER", "SmokeBan", "smoker", "binary", "yes", []),
@@ -34,6 +35,8 @@ SETS = {
     "titanic": ("carData", "TitanicSurvival", "survived", "binary", "yes", []),
     "mroz": ("carData", "Mroz", "lfp", "binary", "yes", []),
     "cowles": ("carData", "Cowles", "volunteer", "binary", "yes", []),
+    # a numeric label with a round public threshold: the binary subsampled branch (n ≥ 10 000)
+    "cpssw8_20": ("AER", "CPSSW8", "earnings", "binary", 20.0, []),
     # regression
     "cpssw8": ("AER", "CPSSW8", "earnings", "regression", None, []),
     "psid7682": ("AER", "PSID7682", "wage", "regression", None, []),
@@ -93,7 +96,9 @@ def write_set(name, spec, out, scratch):
     li = header.index(label)
     rows = [r for r in rows if not math.isnan(r[li])]
     labels = [r[li] for r in rows]
-    if task == "binary":
+    if task == "binary" and isinstance(positive, float):
+        labels = [float(v >= positive) for v in labels]
+    elif task == "binary":
         labels = [float(v == factors[label][1].index(positive)) for v in labels]
     features = []
     for i in keep:
@@ -115,7 +120,8 @@ def write_set(name, spec, out, scratch):
                "origin": {"source": "debian", "package": f"r-cran-{package.lower()}",
                           "object": f"{package}::{frame}"},
                "rows": len(rows), "n_features": len(features),
-               "label_rule": f"label = {label}" + (f" == '{positive}'" if positive else "")
+               "label_rule": f"label = {label}" + (f" >= {positive:g}" if isinstance(positive, float)
+                                                   else f" == '{positive}'" if positive else "")
                + (" (codes 0..K−1 in R's level order)" if task == "multiclass" else ""),
                "label_stats": {"min": min(labels), "max": max(labels)},
                "missing_values": "written as literal NaN",
