@@ -18,12 +18,15 @@ they come from.
 import argparse
 import collections
 import copy
-import csv
 import json
 import os
 import random
 import statistics
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from auto_compare import metric_of  # noqa: E402
+from parity import read_csv, write_rows  # noqa: E402
 
 CUTS = (7000, 14000, 28000)
 WIDE = 256  # the rule's kWideCategoricalCodes
@@ -32,9 +35,7 @@ WIDE = 256  # the rule's kWideCategoricalCodes
 def load(folder, name):
     with open(os.path.join(folder, f"{name}.json")) as f:
         sidecar = json.load(f)
-    with open(os.path.join(folder, f"{name}.csv")) as f:
-        rows = list(csv.reader(f))
-    return sidecar, rows[0], rows[1:]
+    return (sidecar, *read_csv(os.path.join(folder, f"{name}.csv")))
 
 
 def save(out, name, sidecar, header, rows):
@@ -44,8 +45,7 @@ def save(out, name, sidecar, header, rows):
         sidecar.pop(key, None)
     with open(os.path.join(out, f"{name}.json"), "w") as f:
         json.dump(sidecar, f, indent=1)
-    with open(os.path.join(out, f"{name}.csv"), "w", newline="") as f:
-        csv.writer(f, lineterminator="\n").writerows([header] + rows)
+    write_rows(os.path.join(out, f"{name}.csv"), header, rows, range(len(rows)))
 
 
 def identifiers(sidecar):
@@ -88,7 +88,7 @@ def summarize(paths):
         with open(path) as f:
             for line in f:
                 r = json.loads(line)
-                value = r["rmse"] if r["task"] == "regression" else r["auc"]
+                value = r[metric_of(r["task"])]
                 means[(r["dataset"], r["epsilon"], r["method"])].append(value)
     bases = sorted({d for d, _, _ in means if not d.endswith(("_idnum", "_noid"))})
     methods = sorted({m for _, _, m in means})
