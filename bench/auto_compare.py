@@ -24,8 +24,8 @@ Random(split), its first 70 % to training; regression and multiclass: the same b
            over all features (docs/trees_auto.md § Why); the unsampled branch's default already
   auto-cyclical-kK  (not in the default list) auto with K features per tree (cyclical)
   auto-random-kK  (not in the default list) auto with K features per tree, drawn at random
-  auto-floorC, auto-lambdaL  (not in the default list) auto with noisy_hessian_floor C or
-           reg_lambda L given
+  auto-floorC, auto-lambdaL, auto-hclipH  (not in the default list) auto with
+           noisy_hessian_floor C, reg_lambda L or hessian_clip H given
   auto-subsampleG, auto-lnwW  (not in the default list) auto with the Poisson rate G or
            leaf_noise_weights [W, 1 − W] given
   auto-TN  (not in the default list) auto with n_estimators N given (the rule's total step)
@@ -46,6 +46,7 @@ Random(split), its first 70 % to training; regression and multiclass: the same b
   auto-unsampled-catwide-cC-dD[-mM]  (binary; not in the default list) auto-unsampled with what
            the rule gives such a schema: C candidates and depth D for categorical features only
            (and depth M for the other trees)
+  A+B      (not in the default list) the variants A and B at once, e.g. auto-T1000+auto-eta0.03
   sbdt     S-BDT's code with S-BDT's setting (bench/parity.py; needs --sbdt DIR)
   maddock  Maddock et al.'s DP-TR, their best published setting (needs --maddock DIR)
 
@@ -112,6 +113,11 @@ def prepare_split(datasets, name, split, scratch):
 
 
 def rdpkit_config(method, eps, delta, split):
+    if "+" in method:  # several variants at once, e.g. auto-T1000+auto-eta0.03
+        config = {}
+        for part in method.split("+"):
+            config.update(rdpkit_config(part, eps, delta, split))
+        return config
     config = {"privacy": {"epsilon": eps, "delta": delta, "allow_large_delta": True},
               "seed": split + 1}
     if method == "static":
@@ -132,6 +138,8 @@ def rdpkit_config(method, eps, delta, split):
         config["noisy_hessian_floor"] = float(method[len("auto-floor"):])
     if method.startswith("auto-lambda"):  # auto with λ (reg_lambda) given
         config["reg_lambda"] = float(method[len("auto-lambda"):])
+    if method.startswith("auto-hclip"):  # auto with the Hessian clip h* given
+        config["hessian_clip"] = float(method[len("auto-hclip"):])
     if method.startswith("auto-subsample") and method != "auto-subsample":  # γ given
         config["subsample"] = float(method[len("auto-subsample"):])
     if method.startswith("auto-lnw"):  # leaf_noise_weights [W, 1 − W] given

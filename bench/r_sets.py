@@ -1,18 +1,22 @@
 #!/usr/bin/env python3
 """More data sets outside ../shared/datasets, for checking the auto rule on data it was not
 chosen on (docs/trees_auto.md, "Beyond the shared sets"): the binary, regression and multiclass
-data frames of Debian's R packages r-cran-aer and r-cran-cardata, written as CSV + sidecar in the
-shared sets' format (factors as integer codes 0..K−1 in R's level order, `categorical`; missing
-values as NaN; the data's own label and feature ranges as the public bounds, as the shared sets
-take them).
+data frames of Debian's R packages r-cran-aer and r-cran-cardata (the first batch) and
+r-cran-modeldata, r-cran-mlbench, r-cran-mlmrev and r-cran-dslabs (the second), written as CSV +
+sidecar in the shared sets' format (factors, character and logical columns as integer codes 0..K−1
+in R's level order, `categorical`; dates as numbers; missing values as NaN; the data's own label and
+feature ranges as the public bounds, as the shared sets take them).
 
-    apt-get install -y --no-install-recommends r-base-core r-cran-aer r-cran-cardata
+    apt-get install -y --no-install-recommends r-base-core r-cran-aer r-cran-cardata \
+        r-cran-modeldata r-cran-mlbench r-cran-mlmrev r-cran-dslabs
     python3 bench/r_sets.py OUT_DIR [--sets a,b]
     python3 bench/auto_compare.py RDPKIT --datasets OUT_DIR --sets smokeban,... \
         --methods auto,static,nonprivate,sbdt,sbdt-d2,sbdt-d5,sbdt-T600 [--sbdt DIR] --out runs.jsonl
 
-Rows whose label is missing are dropped; columns named in DROP are other outcomes of the same
-record (they would leak the label) or redundant.
+Rows whose label is missing are dropped; the columns a set drops are other outcomes of the same
+record (they would leak the label), redundant, or a code unique to each row (a row number: it can
+carry no signal). Identifiers shared by several rows (a person, a school) are kept, as a user
+might keep them.
 """
 import argparse
 import csv
@@ -47,6 +51,34 @@ SETS = {
     # multiclass
     "chile": ("carData", "Chile", "vote", "multiclass", None, []),
     "wvs": ("carData", "WVS", "poverty", "multiclass", None, []),
+    # second batch: binary
+    "credit_data": ("modeldata", "credit_data", "Status", "binary", "bad", []),
+    "lending_club": ("modeldata", "lending_club", "Class", "binary", "bad", []),
+    "mlc_churn": ("modeldata", "mlc_churn", "churn", "binary", "yes", []),
+    "wa_churn": ("modeldata", "wa_churn", "churn", "binary", "Yes", []),
+    "attrition": ("modeldata", "attrition", "Attrition", "binary", "Yes", []),
+    "stackoverflow": ("modeldata", "stackoverflow", "Remote", "binary", "Remote", []),
+    "cells": ("modeldata", "cells", "class", "binary", "PS", ["case"]),  # case: train/test tag
+    "ionosphere": ("mlbench", "Ionosphere", "Class", "binary", "good", []),
+    "house_votes": ("mlbench", "HouseVotes84", "Class", "binary", "democrat", []),
+    "guimmun": ("mlmRev", "guImmun", "immun", "binary", "Y", ["kid"]),
+    "contraception": ("mlmRev", "Contraception", "use", "binary", "Y", ["woman"]),
+    # second batch: regression
+    "ames": ("modeldata", "ames", "Sale_Price", "regression", None, []),
+    "concrete": ("modeldata", "concrete", "compressive_strength", "regression", None, []),
+    "chicago": ("modeldata", "Chicago", "ridership", "regression", None, []),
+    "boston": ("mlbench", "BostonHousing", "medv", "regression", None, []),
+    "exam": ("mlmRev", "Exam", "normexam", "regression", None, []),
+    "hsb82": ("mlmRev", "Hsb82", "mAch", "regression", None, []),
+    "egsingle": ("mlmRev", "egsingle", "math", "regression", None, []),
+    "chem97": ("mlmRev", "Chem97", "score", "regression", None, ["student"]),
+    # second batch: multiclass
+    "hpc": ("modeldata", "hpc_data", "class", "multiclass", None, []),
+    "vehicle": ("mlbench", "Vehicle", "Class", "multiclass", None, []),
+    "dna": ("mlbench", "DNA", "Class", "multiclass", None, []),
+    "olive": ("dslabs", "olive", "region", "multiclass", None, ["area"]),  # area: a finer label
+    "letter": ("mlbench", "LetterRecognition", "lettr", "multiclass", None, []),
+    "shuttle": ("mlbench", "Shuttle", "Class", "multiclass", None, []),
 }
 
 # Writes the frame with factors as 0-based codes, and one line per factor: name, ordered, levels.
@@ -58,6 +90,9 @@ d <- get(args[2])
 levels_out <- file(args[4], "w")
 for (col in names(d)) {
   x <- d[[col]]
+  if (is.character(x) || is.logical(x)) x <- factor(x)
+  if (inherits(x, "Date") || inherits(x, "POSIXt")) x <- as.numeric(x)
+  d[[col]] <- x
   if (is.factor(x)) {
     writeLines(paste(c(col, if (is.ordered(x)) "1" else "0", levels(x)), collapse = "\t"),
                levels_out)
