@@ -53,7 +53,7 @@ TEST(AutoSettings, ChoosesManySmallStepsForClassificationBelowTenThousandRows) {
     EXPECT_EQ(s["n_estimators"], 300);  // rounds of K class trees
     EXPECT_DOUBLE_EQ(s["learning_rate"].get<double>(), 0.1);
     EXPECT_DOUBLE_EQ(s["gradient_clip"].get<double>(), std::sqrt(2.0 / 3));  // ‖1/K − e_y‖, K = 3
-    EXPECT_FALSE(s.contains("hessian_clip"));
+    EXPECT_EQ(s["hessian_clip"], 0.1);  // as binary's, below softprob's bound 1/4
     // One-vs-rest trains binary class trees: softprob's clip is not chosen for it.
     EXPECT_FALSE(
         AutoSettings(Facts(3000, 20, Task::kMulticlass, epsilon), {{"objective", "multi:ovr"}})
@@ -80,7 +80,7 @@ TEST(AutoSettings, SubsamplesRegressionAndLargeClassificationRuns) {
   // Regression below 10 000 rows (the only subsampled runs there) grows trees of depth 4.
   expect_subsampled(AutoSettings(Facts(300, 10, Task::kRegression, 0.5), {}), 1.0, true, 4);
   expect_subsampled(AutoSettings(Facts(10000, 10, Task::kRegression, 0.5), {}), 1.0, true, 6);
-  expect_subsampled(AutoSettings(Facts(50000, 10, Task::kMulticlass, 0.5), {}), 0.25, false);
+  expect_subsampled(AutoSettings(Facts(50000, 10, Task::kMulticlass, 0.5), {}), 0.1, false);
   // g*: the first round's gradient norm, as without subsampling (|σ(0) − y| = S-BDT's 0.5 for
   // binary, ‖1/K − e_y‖ for softprob); regression S-BDT's 0.5 (before any adaptation).
   EXPECT_EQ(AutoSettings(Facts(10000, 11, Task::kBinary, 0.5), {})["gradient_clip"], 0.5);
@@ -118,17 +118,23 @@ TEST(AutoSettings, SubsamplesRegressionAndLargeClassificationRuns) {
                    .contains("split_scope"));
 }
 
-// Subsampled trees: one feature each (S-BDT's), except regression from ε = 1, whose trees split
-// on all features (docs/trees_auto.md § Larger ε).
-TEST(AutoSettings, RegressionTreesSplitOnAllFeaturesFromEpsilonOne) {
+// Subsampled trees: one feature each (S-BDT's), except regression from ε = 1 (below 10 000 rows
+// from ε = 2), whose trees split on all features (docs/trees_auto.md § Larger ε).
+TEST(AutoSettings, RegressionTreesSplitOnAllFeaturesFromEpsilonOneOrTwo) {
   const json one = {{"method", "cyclical"}, {"k", 1}};
   const json all = {{"method", "all"}, {"k", 0}};
   const auto interaction = [](std::size_t n, Task task, double epsilon) {
     return AutoSettings(Facts(n, 10, task, epsilon), json::object())["feature_interaction"];
   };
-  for (const std::size_t n : {300, 10000}) {
+  for (const std::size_t n : {10000, 50000}) {
     EXPECT_EQ(interaction(n, Task::kRegression, 0.999), one);
     EXPECT_EQ(interaction(n, Task::kRegression, 1.0), all);
+    EXPECT_EQ(interaction(n, Task::kRegression, 8.0), all);
+  }
+  for (const std::size_t n : {300, 9999}) {
+    EXPECT_EQ(interaction(n, Task::kRegression, 1.0), one);
+    EXPECT_EQ(interaction(n, Task::kRegression, 1.999), one);
+    EXPECT_EQ(interaction(n, Task::kRegression, 2.0), all);
     EXPECT_EQ(interaction(n, Task::kRegression, 8.0), all);
   }
   EXPECT_EQ(interaction(10000, Task::kBinary, 0.5), one);

@@ -53,7 +53,11 @@ constexpr double kBinaryTotalStepAtEpsilonOne = 45;
 // h* of unsampled binary runs (the lower value of S-BDT's grid, its §8): below the Hessian's bound
 // 1/4 it lowers the pair's sensitivity √(g*² + h*²) and lengthens the Newton steps of uncertain
 // rows; 0.1 beat 0.15, 0.2 and 0.25 at g* = 1/2 on the shared sets (docs/trees_auto.md).
-constexpr double kBinaryHessianClip = 0.1;
+// Multiclass takes it in both branches: against the key table's 1 (unsampled) and S-BDT's 1/4
+// (subsampled) it raised accuracy in 19 of 21 cells of the 7 sets below 10 000 rows and in 8 of 9
+// of the 3 from 10 000, by 0.006 on average in each (0.05: +0.007, 0.2: +0.002;
+// docs/trees_auto.md).
+constexpr double kClassificationHessianClip = 0.1;
 // Split candidates of private binary runs: the union of a uniform and a log grid of 16 each.
 // Values crowded near a feature's lower bound (word frequencies, counts, amounts) get thresholds
 // where they lie: +0.007 to +0.010 mean AUC over the 7 shared binary sets below 10 000 rows on
@@ -71,6 +75,17 @@ constexpr double kMaxLearningRate = 0.3;
 // finer cells cost 4 of 8 up to 23 % (docs/trees_auto.md § Larger ε). Binary (mplsstops) lost
 // with it up to ε = 2.
 constexpr double kAllFeaturesRegressionEpsilon = 1;
+// Below kSubsampleRows the same holds only from ε = 2: at ε = 1 one feature per tree had the
+// lower RMSE on 9 of the 15 regression sets below 10 000 rows measured (by up to 10 %: psid7682,
+// ames), all features on 5 (boston by 10 %), 1.5 % lower on average; at ε = 2 the two are level
+// (−0.2 %), from ε = 4 all features win (docs/trees_auto.md § Larger ε).
+constexpr double kAllFeaturesSmallRegressionEpsilon = 2;
+
+// The ε from which subsampled regression trees split on all features.
+double AllFeaturesRegressionEpsilon(const PublicFacts& facts) {
+  return facts.n_rows >= kSubsampleRows ? kAllFeaturesRegressionEpsilon
+                                        : kAllFeaturesSmallRegressionEpsilon;
+}
 
 // Categorical features with more codes than this are "wide" (identifiers: students, lecturers,
 // products). Split among Q = 32 thinned code boundaries, a tree lumps more than 8 codes to a cell,
@@ -163,7 +178,7 @@ double FirstRoundGradientNorm(const PublicFacts& facts) {
 // weight 0.2, depth 6, λ = 15, one feature per tree drawn from all of its candidates, 10 % of ε
 // on the initial score, g* = 0.5) with rdpkit's leaf rule (the floored noisy Hessian), more
 // trees at a smaller step for binary and regression (kSubsampledTrees), and regression trees over
-// all features from kAllFeaturesRegressionEpsilon.
+// all features from AllFeaturesRegressionEpsilon.
 json SubsampledSettings(const PublicFacts& facts) {
   json s = json::object();
   s["n_estimators"] = facts.task == Task::kMulticlass ? kTrees : kSubsampledTrees;
@@ -173,7 +188,7 @@ json SubsampledSettings(const PublicFacts& facts) {
   // 4 keeps more of them per leaf (docs/trees_auto.md: lower RMSE on all four such sets measured).
   s["max_depth"] = facts.n_rows >= kSubsampleRows ? 6 : 4;
   s["reg_lambda"] = 15;
-  if (facts.task == Task::kRegression && facts.epsilon >= kAllFeaturesRegressionEpsilon) {
+  if (facts.task == Task::kRegression && facts.epsilon >= AllFeaturesRegressionEpsilon(facts)) {
     s["feature_interaction"] = {{"method", "all"}, {"k", 0}};  // the key table's form
   } else {
     s["feature_interaction"] = {{"method", "cyclical"}, {"k", 1}};
@@ -183,8 +198,11 @@ json SubsampledSettings(const PublicFacts& facts) {
   // gradient norm, which is S-BDT's 0.5 for binary (multiclass, diamonds_cut: √(4/5) beat 0.5 by
   // 0.04–0.06 accuracy at every ε, docs/trees_auto.md).
   s["gradient_clip"] = facts.task == Task::kRegression ? 0.5 : FirstRoundGradientNorm(facts);
-  // h* = 1/4 bounds the binary Hessian p(1 − p) (and softprob's); regression Hessians are 1.
-  s["hessian_clip"] = facts.task == Task::kRegression ? 1.0 : 0.25;
+  // h* = 1/4 bounds the binary Hessian p(1 − p) (S-BDT's h*); regression Hessians are 1.
+  // Multiclass clips lower, as without subsampling.
+  s["hessian_clip"] = facts.task == Task::kRegression ? 1.0
+                      : facts.task == Task::kBinary   ? 0.25
+                                                      : kClassificationHessianClip;
   // No initial score for multiclass (refused there: its base margins are public, softmax.h).
   if (facts.task != Task::kMulticlass) {
     s["initial_score"] = {{"epsilon_share", 0.1}, {"label_clip", 1.0}};
@@ -255,7 +273,7 @@ json RuleSettings(const PublicFacts& facts, const json& given) {
   // g* = the first round's gradient norm; with h* it cuts the binary pair's sensitivity
   // √(g*² + h*²) from √17/4 ≈ 1.03 to ≈ 0.51, about half the noise.
   s["gradient_clip"] = FirstRoundGradientNorm(facts);
-  if (facts.task == Task::kBinary) s["hessian_clip"] = kBinaryHessianClip;
+  s["hessian_clip"] = kClassificationHessianClip;
   return s;
 }
 
