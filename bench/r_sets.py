@@ -2,13 +2,14 @@
 """More data sets outside ../shared/datasets, for checking the auto rule on data it was not
 chosen on (docs/trees_auto.md, "Beyond the shared sets"): the binary, regression and multiclass
 data frames of Debian's R packages r-cran-aer and r-cran-cardata (the first batch) and
-r-cran-modeldata, r-cran-mlbench, r-cran-mlmrev and r-cran-dslabs (the second), written as CSV +
+r-cran-modeldata, r-cran-mlbench, r-cran-mlmrev and r-cran-dslabs (the second; the third adds
+r-cran-hsaur3 and R's own MASS and survival), written as CSV +
 sidecar in the shared sets' format (factors, character and logical columns as integer codes 0..K−1
 in R's level order, `categorical`; dates as numbers; missing values as NaN; the data's own label and
 feature ranges as the public bounds, as the shared sets take them).
 
     apt-get install -y --no-install-recommends r-base-core r-cran-aer r-cran-cardata \
-        r-cran-modeldata r-cran-mlbench r-cran-mlmrev r-cran-dslabs
+        r-cran-modeldata r-cran-mlbench r-cran-mlmrev r-cran-dslabs r-cran-hsaur3
     python3 bench/r_sets.py OUT_DIR [--sets a,b]
     python3 bench/auto_compare.py RDPKIT --datasets OUT_DIR --sets smokeban,... \
         --methods auto,static,nonprivate,sbdt,sbdt-d2,sbdt-d5,sbdt-T600 [--sbdt DIR] --out runs.jsonl
@@ -79,14 +80,32 @@ SETS = {
     "olive": ("dslabs", "olive", "region", "multiclass", None, ["area"]),  # area: a finer label
     "letter": ("mlbench", "LetterRecognition", "lettr", "multiclass", None, []),
     "shuttle": ("mlbench", "Shuttle", "Class", "multiclass", None, []),
+    # third batch (binary: r-cran-hsaur3, MASS, survival and the packages above); dropped: record
+    # numbers, times to the event and other outcomes (Rossi's weekly employment ends at arrest)
+    "rossi": ("carData", "Rossi", "arrest", "binary", 1.0,
+              ["week"] + [f"emp{i}" for i in range(1, 53)]),
+    "college_income": ("AER", "CollegeDistance", "income", "binary", "high", []),
+    "nwtco": ("survival", "nwtco", "rel", "binary", 1.0, ["seqno", "edrel"]),
+    "colon": ("survival", "colon", "status", "binary", 1.0, ["id", "study", "time"]),
+    "respiratory": ("HSAUR3", "respiratory", "status", "binary", "good", []),
+    "biopsy": ("MASS", "biopsy", "class", "binary", "malignant", ["ID"]),
+    "flchain": ("survival", "flchain", "death", "binary", 1.0, ["futime", "chapter"]),
+    "rotterdam": ("survival", "rotterdam", "death", "binary", 1.0,
+                  ["pid", "rtime", "dtime", "recur"]),
+    "ces11": ("carData", "CES11", "abortion", "binary", "Yes", ["id"]),
+    "aids2": ("MASS", "Aids2", "status", "binary", "D", ["death"]),
+    "gbsg": ("survival", "gbsg", "status", "binary", 1.0, ["pid", "rfstime"]),
 }
 
 # Writes the frame with factors as 0-based codes, and one line per factor: name, ordered, levels.
 R_EXPORT = r"""
 args <- commandArgs(trailingOnly = TRUE)
 suppressMessages(library(args[1], character.only = TRUE))
-data(list = args[2], package = args[1])
-d <- get(args[2])
+found <- new.env()
+suppressWarnings(data(list = args[2], package = args[1], envir = found))
+# survival's data sets are lazy data under other names: take them from the namespace
+d <- if (exists(args[2], envir = found)) get(args[2], envir = found) else
+  getExportedValue(args[1], args[2])
 levels_out <- file(args[4], "w")
 for (col in names(d)) {
   x <- d[[col]]
