@@ -26,26 +26,10 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from auto_compare import metric_of  # noqa: E402
-from parity import read_csv, write_rows  # noqa: E402
+from parity import read_set, write_set  # noqa: E402
 
 CUTS = (7000, 14000, 28000)
 WIDE = 256  # the rule's kWideCategoricalCodes
-
-
-def load(folder, name):
-    with open(os.path.join(folder, f"{name}.json")) as f:
-        sidecar = json.load(f)
-    return (sidecar, *read_csv(os.path.join(folder, f"{name}.csv")))
-
-
-def save(out, name, sidecar, header, rows):
-    sidecar = copy.deepcopy(sidecar)
-    sidecar.update({"name": name, "file": f"{name}.csv", "rows": len(rows)})
-    for key in ("csv_sha256", "bytes"):
-        sidecar.pop(key, None)
-    with open(os.path.join(out, f"{name}.json"), "w") as f:
-        json.dump(sidecar, f, indent=1)
-    write_rows(os.path.join(out, f"{name}.csv"), header, rows, range(len(rows)))
 
 
 def identifiers(sidecar):
@@ -74,10 +58,10 @@ def without_identifiers(sidecar, header, rows):
 
 
 def write_variants(out, name, sidecar, header, rows, noid):
-    save(out, name, sidecar, header, rows)
-    save(out, f"{name}_idnum", numeric_identifiers(sidecar), header, rows)
+    write_set(out, name, sidecar, header, rows)
+    write_set(out, f"{name}_idnum", numeric_identifiers(sidecar), header, rows)
     if noid:
-        save(out, f"{name}_noid", *without_identifiers(sidecar, header, rows))
+        write_set(out, f"{name}_noid", *without_identifiers(sidecar, header, rows))
 
 
 def summarize(paths):
@@ -117,12 +101,12 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     for folder, source, prefix in ((args.shared, "insteval", "insteval"),
                                    (args.derived, "insteval_4", "insteval4")):
-        sidecar, header, rows = load(folder, source)
+        sidecar, header, rows = read_set(folder, source)
         write_variants(args.out, prefix, sidecar, header, rows, False)  # the splits of the set
         random.Random(7).shuffle(rows)
         for m in CUTS:
             write_variants(args.out, f"{prefix}_{m}", sidecar, header, rows[:m], False)
-    sidecar, header, rows = load(args.r_sets, "psid7682")
+    sidecar, header, rows = read_set(args.r_sets, "psid7682")
     write_variants(args.out, "psid7682", sidecar, header, rows, True)
     binary = copy.deepcopy(sidecar)
     binary.update({"task": "binary", "label_rule": "label = wage >= 1000"})

@@ -27,6 +27,7 @@ record per run to --out (appended, so an interrupted run can be resumed with the
 --summarize prints the tables of docs/parity.md, with S-BDT's true ε from `rdpkit epsilon`.
 """
 import argparse
+import copy
 import json
 import os
 import random
@@ -92,6 +93,25 @@ def write_rows(path, header, rows, indices):
         f.write(",".join(header) + "\n")
         for i in indices:
             f.write(",".join(rows[i]) + "\n")
+
+
+def read_set(folder, name):
+    """A data set written as NAME.csv + NAME.json sidecar: (sidecar, header, rows)."""
+    with open(os.path.join(folder, f"{name}.json")) as f:
+        sidecar = json.load(f)
+    return (sidecar, *read_csv(os.path.join(folder, f"{name}.csv")))
+
+
+def write_set(out, name, sidecar, header, rows):
+    """Writes rows (of a set read by read_set) as OUT/NAME.csv + sidecar: the sidecar's name, file
+    and row count follow; its checksum and size, which described the source file, are dropped."""
+    sidecar = copy.deepcopy(sidecar)
+    sidecar.update({"name": name, "file": f"{name}.csv", "rows": len(rows)})
+    for key in ("csv_sha256", "bytes"):
+        sidecar.pop(key, None)
+    with open(os.path.join(out, f"{name}.json"), "w") as f:
+        json.dump(sidecar, f, indent=1)
+    write_rows(os.path.join(out, f"{name}.csv"), header, rows, range(len(rows)))
 
 
 def score(pred, labels, binary):

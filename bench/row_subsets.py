@@ -12,12 +12,11 @@ cpssw8_10k).
 ../shared/datasets; add bench/extra_sets.py's and bench/r_sets.py's output for theirs).
 """
 import argparse
-import json
 import os
 import random
 import sys
 
-from parity import HERE
+from parity import HERE, read_set, write_set
 
 
 def find(name, directories):
@@ -39,21 +38,12 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     suffix = f"{args.rows // 1000}k" if args.rows % 1000 == 0 else str(args.rows)
     for name in args.sets.split(","):
-        directory = find(name, args.datasets)
-        with open(os.path.join(directory, f"{name}.csv")) as f:
-            header, *rows = f.read().splitlines()
+        sidecar, header, rows = read_set(find(name, args.datasets), name)
         random.Random(args.seed).shuffle(rows)
         rows = rows[:args.rows]
-        out = f"{name}_{suffix}"
-        with open(os.path.join(args.out, f"{out}.csv"), "w") as f:
-            f.write("\n".join([header] + rows) + "\n")
-        with open(os.path.join(directory, f"{name}.json")) as f:
-            sidecar = json.load(f)
-        sidecar.update({"name": out, "file": f"{out}.csv", "rows": len(rows),
-                        "subset": f"{len(rows)} rows of {name} (shuffled with seed {args.seed})"})
-        with open(os.path.join(args.out, f"{out}.json"), "w") as f:
-            json.dump(sidecar, f, indent=1)
-        print(f"{out}: {len(rows)} rows")
+        sidecar["subset"] = f"{len(rows)} rows of {name} (shuffled with seed {args.seed})"
+        write_set(args.out, f"{name}_{suffix}", sidecar, header, rows)
+        print(f"{name}_{suffix}: {len(rows)} rows")
     return 0
 
 
