@@ -63,15 +63,18 @@ TEST(AutoSettings, ChoosesManySmallStepsForClassificationBelowTenThousandRows) {
 
 TEST(AutoSettings, SubsamplesRegressionAndLargeClassificationRuns) {
   const auto expect_subsampled = [](const json& s, double hessian_clip, bool initial_score,
-                                    int depth = 6) {
-    EXPECT_EQ(s["subsample"], 0.1);
+                                    int depth = 6, double epsilon = 0.5) {
+    const bool multiclass = s["objective"] == "multi:softprob";
+    // Multiclass from ε = 0.5: a larger sample (0.2) and total step (42).
+    const bool larger = multiclass && epsilon >= 0.5;
+    EXPECT_EQ(s["subsample"], larger ? 0.2 : 0.1);
     // S-BDT's Hessian weight 0.2 for classification; regression's Hessians are counts: 0.15.
     const double hessian_weight = s["objective"] == "reg:squarederror" ? 0.15 : 0.2;
     EXPECT_EQ(s["leaf_noise_weights"], json({hessian_weight, 1 - hessian_weight}));
     // Binary and regression: T = 2000 with T·η = 60 from 10 000 rows, 100 below (depth 4);
-    // multiclass (no initial score): 300 rounds, T·η = 30.
+    // multiclass (no initial score): 300 rounds, T·η = 30 (42 from ε = 0.5).
     EXPECT_EQ(s["n_estimators"], initial_score ? 2000 : 300);
-    const double total_step = !initial_score ? 30 : depth == 4 ? 100 : 60;
+    const double total_step = larger ? 42 : multiclass ? 30 : depth == 4 ? 100 : 60;
     EXPECT_DOUBLE_EQ(s["learning_rate"].get<double>(), total_step / s["n_estimators"].get<int>());
     EXPECT_EQ(s["max_depth"], depth);
     EXPECT_EQ(s["split_scope"], "all");
@@ -83,6 +86,7 @@ TEST(AutoSettings, SubsamplesRegressionAndLargeClassificationRuns) {
   expect_subsampled(AutoSettings(Facts(300, 10, Task::kRegression, 0.5), {}), 1.0, true, 4);
   expect_subsampled(AutoSettings(Facts(10000, 10, Task::kRegression, 0.5), {}), 1.0, true, 6);
   expect_subsampled(AutoSettings(Facts(50000, 10, Task::kMulticlass, 0.5), {}), 0.1, false);
+  expect_subsampled(AutoSettings(Facts(50000, 10, Task::kMulticlass, 0.1), {}), 0.1, false, 6, 0.1);
   // g*: the first round's gradient norm, as without subsampling (|σ(0) − y| = S-BDT's 0.5 for
   // binary, ‖1/K − e_y‖ for softprob); regression S-BDT's 0.5 (before any adaptation).
   EXPECT_EQ(AutoSettings(Facts(10000, 11, Task::kBinary, 0.5), {})["gradient_clip"], 0.5);
@@ -151,8 +155,8 @@ TEST(AutoSettings, RegressionTreesSplitOnAllFeaturesFromEpsilonOneOrTwo) {
             false);
 }
 
-// Binary runs from 10 000 rows subsample below ε = 1 only; multiclass runs at every ε
-// (docs/trees_auto.md § Larger binary sets).
+// Binary runs from 10 000 rows subsample below ε = 1 only; multiclass runs at every ε, at rate 0.2
+// from ε = 0.5 (docs/trees_auto.md § Larger binary sets, § Why this rule).
 TEST(AutoSettings, LargeBinaryRunsSubsampleBelowEpsilonOneOnly) {
   for (const std::size_t n : {10000, 200000}) {
     EXPECT_EQ(AutoSettings(Facts(n, 11, Task::kBinary, 0.999), {})["subsample"], 0.1);
@@ -161,7 +165,8 @@ TEST(AutoSettings, LargeBinaryRunsSubsampleBelowEpsilonOneOnly) {
       EXPECT_FALSE(s.contains("subsample")) << epsilon;
       // The settings of the branch below 10 000 rows.
       EXPECT_EQ(s, AutoSettings(Facts(9999, 11, Task::kBinary, epsilon), {})) << epsilon;
-      EXPECT_EQ(AutoSettings(Facts(n, 11, Task::kMulticlass, epsilon), {})["subsample"], 0.1);
+      // Multiclass from ε = 0.5 at the larger rate.
+      EXPECT_EQ(AutoSettings(Facts(n, 11, Task::kMulticlass, epsilon), {})["subsample"], 0.2);
     }
   }
 }
@@ -184,7 +189,7 @@ TEST(AutoSettings, AGivenNumberOfTreesSetsTheLearningRate) {
   EXPECT_FALSE(s.contains("n_estimators"));                  // the config's own
   EXPECT_DOUBLE_EQ(s["learning_rate"].get<double>(), 0.15);  // T·η = 45 at ε = 1
   // Subsampled runs take T·η = 100 below 10 000 rows (regression) and 60 from there, multiclass
-  // runs T·η = 30.
+  // runs T·η = 30 (subsampled from ε = 0.5: 42).
   const auto rate = [](const PublicFacts& f, int trees) {
     return AutoSettings(f, {{"n_estimators", trees}})["learning_rate"].get<double>();
   };
@@ -193,7 +198,9 @@ TEST(AutoSettings, AGivenNumberOfTreesSetsTheLearningRate) {
   EXPECT_DOUBLE_EQ(rate(Facts(10000, 20, Task::kBinary, 0.1), 300), 0.2);
   EXPECT_DOUBLE_EQ(rate(Facts(20000, 20, Task::kRegression, 1.0), 600), 0.1);
   EXPECT_DOUBLE_EQ(rate(Facts(3000, 20, Task::kMulticlass, 1.0), 300), 0.1);
-  EXPECT_DOUBLE_EQ(rate(facts, 20), 0.3);  // at most 0.3
+  EXPECT_DOUBLE_EQ(rate(Facts(20000, 20, Task::kMulticlass, 0.1), 300), 0.1);
+  EXPECT_DOUBLE_EQ(rate(Facts(20000, 20, Task::kMulticlass, 0.5), 300), 0.14);  // T·η = 42
+  EXPECT_DOUBLE_EQ(rate(facts, 20), 0.3);                                       // at most 0.3
   // An invalid T sets no learning rate: FromJson refuses it by name, nothing is clamped.
   EXPECT_FALSE(AutoSettings(facts, {{"n_estimators", 0}}).contains("learning_rate"));
   const Dataset data = testing::SyntheticData(50, 2);
