@@ -164,15 +164,18 @@ bool WideCategoricalApplies(const PublicFacts& facts, const json& given) {
   return WideCategoricalCandidates(facts, given);
 }
 
+// Whether a subsampled run takes the larger multiclass sample and step (kMulticlassLargerRate,
+// kMulticlassLargerTotalStep): multiclass from kMulticlassLargerSampleEpsilon.
+bool TakesLargerMulticlassSample(const PublicFacts& facts) {
+  return facts.task == Task::kMulticlass && facts.epsilon >= kMulticlassLargerSampleEpsilon;
+}
+
 // T·η of a run: 45·min(ε, 1)^(1/3) for unsampled private binary runs, kSubsampledTotalStep (or,
 // below kSubsampleRows rows, kSmallSubsampledTotalStep) for subsampled binary and regression runs,
 // kMulticlassLargerTotalStep for subsampled multiclass runs from kMulticlassLargerSampleEpsilon,
 // else kTotalStep.
 double TotalStep(const PublicFacts& facts, bool subsampled) {
-  if (facts.task == Task::kMulticlass && subsampled &&
-      facts.epsilon >= kMulticlassLargerSampleEpsilon) {
-    return kMulticlassLargerTotalStep;
-  }
+  if (subsampled && TakesLargerMulticlassSample(facts)) return kMulticlassLargerTotalStep;
   if (facts.task == Task::kMulticlass || !std::isfinite(facts.epsilon)) return kTotalStep;
   if (subsampled) {
     return facts.n_rows >= kSubsampleRows ? kSubsampledTotalStep : kSmallSubsampledTotalStep;
@@ -204,10 +207,7 @@ double FirstRoundGradientNorm(const PublicFacts& facts) {
 json SubsampledSettings(const PublicFacts& facts) {
   json s = json::object();
   s["n_estimators"] = facts.task == Task::kMulticlass ? kTrees : kSubsampledTrees;
-  s["subsample"] =
-      facts.task == Task::kMulticlass && facts.epsilon >= kMulticlassLargerSampleEpsilon
-          ? kMulticlassLargerRate
-          : 0.1;
+  s["subsample"] = TakesLargerMulticlassSample(facts) ? kMulticlassLargerRate : 0.1;
   const double hessian_weight = facts.task == Task::kRegression ? kRegressionHessianNoiseWeight
                                                                 : kClassificationHessianNoiseWeight;
   s["leaf_noise_weights"] = {hessian_weight, 1 - hessian_weight};
