@@ -21,7 +21,7 @@ Random(split), its first 70 % to training; regression and multiclass: the same b
            adapt_gradient_clip and g* = G given: what a fixed clip does where the rule adapts it
   auto-features-all, auto-features-all-node  (not in the default list) auto with
            feature_interaction all given (and split_scope node): the subsampled branch's trees
-           over all features (docs/trees_auto.md § Why); the unsampled branch's default already
+           over all features (docs/trees_auto_why.md § Why); the unsampled branch's default already
   auto-cyclical-kK  (not in the default list) auto with K features per tree (cyclical)
   auto-random-kK  (not in the default list) auto with K features per tree, drawn at random
   auto-floorC, auto-lambdaL, auto-hclipH  (not in the default list) auto with
@@ -41,7 +41,7 @@ Random(split), its first 70 % to training; regression and multiclass: the same b
            the initial score's ε share S given (regression keeps adapt_gradient_clip)
   auto-wide-qQ-dD  (binary; not in the default list) the settings the rule gives a schema with
            a wide categorical feature, forced: Q uniform_and_log candidates, one feature per tree,
-           split_scope node, depth D (docs/trees_auto.md § Wide categorical features)
+           split_scope node, depth D (docs/trees_auto_features.md § Wide categorical features)
   auto-unsampled-wide-qQ-dD  (binary; not in the default list) auto-unsampled with those
   auto-unsampled-catwide-cC-dD[-mM]  (binary; not in the default list) auto-unsampled with what
            the rule gives such a schema: C candidates and depth D for categorical features only

@@ -109,7 +109,7 @@ CONFIGS = {
     "S-BDT+floor d5 T600 η0.1": {**SBDT, "max_depth": 5, "n_estimators": 600,
                                  "learning_rate": 0.1},
 }
-# T and T·η of the subsampled branch (docs/trees_auto.md § Why; runs in
+# T and T·η of the subsampled branch (docs/trees_auto_why.md § Why; runs in
 # bench/auto_grid_trees_runs.jsonl): S-BDT's setting with more trees, and for regression with the
 # adapted clip of the auto rule ("adapt"), at depth 6 and 4.
 ADAPT = {"initial_score": {"epsilon_share": 0.1, "adapt_gradient_clip": True}}
@@ -124,7 +124,7 @@ for _t, _eta in [(1000, 0.03), (1000, 0.05), (2000, 0.023), (2000, 0.03), (2000,
                                                    "learning_rate": _eta}
     CONFIGS[f"S-BDT+floor adapt d4 T{_t} η{_eta}"] = {**SBDT, **ADAPT, "max_depth": 4,
                                                       "n_estimators": _t, "learning_rate": _eta}
-# Beyond ε = 1 (docs/trees_auto.md § Larger ε; runs in bench/auto_grid_large_eps_runs.jsonl):
+# Beyond ε = 1 (docs/trees_auto_why.md § Larger ε; runs in bench/auto_grid_large_eps_runs.jsonl):
 # the unsampled binary branch with its total step held at ε = 1's, deeper random trees, greedy
 # noisy-histogram trees, and the subsampled branch with all features per tree or greedy splits.
 CLIPS = {"gradient_clip": 0.5, "hessian_clip": 0.1}  # binary's clips (§ Why)

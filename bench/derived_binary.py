@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Binary data sets of 10 000 rows or more, derived from the shared regression sets (issue 14;
-docs/trees_auto.md § Larger binary sets). Only mplsstops among the shared binary sets is that
+docs/trees_auto_why.md § Larger binary sets). Only mplsstops among the shared binary sets is that
 large, so the auto rule's subsampled binary branch was chosen on one set; these three check it on
 more real data. Each label is a fixed public threshold on the regression label:
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Data sets outside ../shared/datasets, for checking the auto rule on data it was not chosen on
-(docs/trees_auto.md, "Beyond the shared sets"): written as CSV + sidecar in the shared sets' format
-from Debian's python3-statsmodels (`apt-get install -y python3-statsmodels`), with the data's own
+(docs/trees_auto_beyond.md): written as CSV + sidecar in the shared sets' format from
+Debian's python3-statsmodels (`apt-get install -y python3-statsmodels`), with the data's own
 label and feature ranges taken as the public bounds, as the shared sets do.
 
     /usr/bin/python3 bench/extra_sets.py OUT_DIR

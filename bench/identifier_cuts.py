@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Data sets for measuring the auto rule's identifier settings (docs/trees_auto.md § Wide
+"""Data sets for measuring the auto rule's identifier settings (docs/trees_auto_features.md § Wide
 categorical features) at fewer rows than insteval's: written as CSV + sidecar beside the sets
 they come from.
 

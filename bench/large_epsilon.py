@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""The auto rule beyond the ε it was chosen at (docs/trees_auto.md § Larger ε): tables of the runs
-of bench/auto_compare.py at ε = 0.02 and 2–8 (bench/auto_large_eps_runs.jsonl) beside its runs at
-ε 0.1–1 (bench/auto_compare_runs.jsonl, bench/extra_runs.jsonl).
+"""The auto rule beyond the ε it was chosen at (docs/trees_auto_why.md § Larger ε): tables of
+the runs of bench/auto_compare.py at ε = 0.02 and 2–8 (bench/auto_large_eps_runs.jsonl) beside its
+runs at ε 0.1–1 (bench/auto_compare_runs.jsonl, bench/extra_runs.jsonl).
 
     python3 bench/auto_compare.py RDPKIT --methods auto,nonprivate --epsilons 0.02,2,4,8 \\
         --out bench/auto_large_eps_runs.jsonl        (and --datasets DIR for more sets)
@@ -146,7 +146,7 @@ def main():
             "Written by `python3 bench/large_epsilon.py " + " ".join(
                 "bench/" + p.split("/")[-1] for p in sys.argv[1:])
             + " > docs/trees_auto_large_eps.md` (protocol: bench/auto_compare.py; why: "
-            "docs/trees_auto.md § Larger ε). Do not edit by hand.\n"]
+            "docs/trees_auto_why.md § Larger ε). Do not edit by hand.\n"]
     print("\n".join(head + across_epsilon(runs, task_of) + before_and_now(runs, task_of)
                     + feature_interaction(runs, task_of)
                     + versus(runs, task_of, "auto-unsampled",

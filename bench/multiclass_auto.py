@@ -40,7 +40,8 @@ CONFIGS = {
     "S-BDT+floor T1000 η0.06 g*0.5": {**SBDT, "n_estimators": 1000, "learning_rate": 0.06},
     "S-BDT+floor T300 η0.1 g*0.5 d4": {**SBDT, "n_estimators": 300, "learning_rate": 0.1,
                                        "max_depth": 4},
-    # Trees over all features (the regression rule from ε = 1, docs/trees_auto.md § Larger ε).
+    # Trees over all features (the regression rule from ε = 1, docs/trees_auto_why.md
+    # § Larger ε).
     "S-BDT+floor T300 η0.1 g*√((K−1)/K) all-features": {
         **SBDT, "n_estimators": 300, "learning_rate": 0.1, "gradient_clip": SOFTPROB_NORM,
         "feature_interaction": {"method": "all"}},

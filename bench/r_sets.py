@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """More data sets outside ../shared/datasets, for checking the auto rule on data it was not
-chosen on (docs/trees_auto.md, "Beyond the shared sets"): the binary, regression and multiclass
+chosen on (docs/trees_auto_beyond.md): the binary, regression and multiclass
 data frames of Debian's R packages r-cran-aer and r-cran-cardata (the first batch) and
 r-cran-modeldata, r-cran-mlbench, r-cran-mlmrev and r-cran-dslabs (the second; the third adds
 r-cran-hsaur3 and R's own MASS and survival), written as CSV +

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Smaller copies of data sets: each set's rows shuffled with a fixed seed and the first ROWS kept,
 written as NAME_SUFFIX.csv + sidecar (the same public bounds as the full set). They put data of
-the large sets on the rule's branch below 10 000 rows (docs/trees_auto.md § Larger ε: regression
-trees over all features, measured on diamonds_10k, cps1988_10k, insteval_10k, randhie_10k and
-cpssw8_10k).
+the large sets on the rule's branch below 10 000 rows (docs/trees_auto_why.md § Larger ε:
+regression trees over all features, measured on diamonds_10k, cps1988_10k, insteval_10k,
+randhie_10k and cpssw8_10k).
 
     python3 bench/row_subsets.py OUT_DIR --sets diamonds,cps1988,insteval,randhie,cpssw8 \\
         [--rows 10000] [--seed 10000] [--datasets DIR ...]

@@ -125,7 +125,7 @@ TEST(AutoSettings, SubsamplesRegressionAndLargeClassificationRuns) {
 }
 
 // Subsampled trees: one feature each (S-BDT's), except regression from ε = 1 (below 10 000 rows
-// from ε = 2), whose trees split on all features (docs/trees_auto.md § Larger ε).
+// from ε = 2), whose trees split on all features (docs/trees_auto_why.md § Larger ε).
 TEST(AutoSettings, RegressionTreesSplitOnAllFeaturesFromEpsilonOneOrTwo) {
   const json one = {{"method", "cyclical"}, {"k", 1}};
   const json all = {{"method", "all"}, {"k", 0}};
@@ -156,7 +156,7 @@ TEST(AutoSettings, RegressionTreesSplitOnAllFeaturesFromEpsilonOneOrTwo) {
 }
 
 // Binary runs from 10 000 rows subsample below ε = 1 only; multiclass runs at every ε, at rate 0.2
-// from ε = 0.5 (docs/trees_auto.md § Larger binary sets, § Why this rule).
+// from ε = 0.5 (docs/trees_auto_why.md § Larger binary sets, § Why this rule).
 TEST(AutoSettings, LargeBinaryRunsSubsampleBelowEpsilonOneOnly) {
   for (const std::size_t n : {10000, 200000}) {
     EXPECT_EQ(AutoSettings(Facts(n, 11, Task::kBinary, 0.999), {})["subsample"], 0.1);
@@ -171,7 +171,7 @@ TEST(AutoSettings, LargeBinaryRunsSubsampleBelowEpsilonOneOnly) {
   }
 }
 
-// Above ε = 1 an unsampled binary run keeps ε = 1's total step T·η = 45 (docs/trees_auto.md
+// Above ε = 1 an unsampled binary run keeps ε = 1's total step T·η = 45 (docs/trees_auto_why.md
 // § Larger ε): more budget never lengthens the steps past where the model fits.
 TEST(AutoSettings, BinaryTotalStepStopsGrowingAtEpsilonOne) {
   for (const double epsilon : {1.0, 1.5, 2.0, 8.0, 1e6}) {
@@ -236,8 +236,9 @@ TEST(ResolveConfig, GivenKeysWinAndTheRestIsTheRule) {
   EXPECT_DOUBLE_EQ(c.learning_rate, rule["learning_rate"].get<double>());
 }
 
-// Private binary runs split on the union of a uniform and a log grid (docs/trees_auto.md § Split
-// candidates); regression, multiclass and non-private baselines keep the key table's uniform grid.
+// Private binary runs split on the union of a uniform and a log grid (docs/trees_auto_features.md §
+// Split candidates); regression, multiclass and non-private baselines keep the key table's uniform
+// grid.
 TEST(AutoSettings, PrivateBinaryRunsSplitOnUniformAndLogCandidates) {
   for (const std::size_t n : {300, 9999, 10000, 40000}) {
     for (const double epsilon : {0.1, 0.5, 1.0, 8.0}) {

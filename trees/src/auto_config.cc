@@ -18,17 +18,17 @@ using nlohmann::json;
 
 // Rows from which a classification run subsamples (regression always does): with n ≥ 10 000 a
 // Poisson rate of 0.1 still gives each tree ≥ 1000 rows, and subsampled runs won on mplsstops and
-// diamonds_cut (docs/trees_auto.md); below it, unsampled runs of many trees won.
+// diamonds_cut (docs/trees_auto_why.md); below it, unsampled runs of many trees won.
 constexpr std::size_t kSubsampleRows = 10000;
 // Binary runs subsample (from kSubsampleRows) only below this ε. On three more binary sets of
 // 20 000–51 000 rows (bench/derived_binary.py) unsampled runs won at every ε in 74 of 75 splits;
 // mplsstops loses 0.022 AUC without subsampling at ε = 0.1, 0.006 at 0.5 (falling below S-BDT's
 // own code there) and 0.002 at 1, and gains from ε = 2. From ε = 1 the mean over the four favours
-// unsampled runs and no set falls below S-BDT (docs/trees_auto.md § Larger binary sets).
+// unsampled runs and no set falls below S-BDT (docs/trees_auto_why.md § Larger binary sets).
 constexpr double kUnsampledBinaryEpsilon = 1;
 // T of unsampled binary runs (and non-private baselines): without subsampling the margin's noise
 // depends on T·η only (T leaf releases, each with noise sd ∝ √T/ε, times η), while more trees
-// average more random partitions, so many trees at a small step (docs/trees_auto.md § Why).
+// average more random partitions, so many trees at a small step (docs/trees_auto_why.md § Why).
 constexpr int kUnsampledTrees = 1000;
 // T of multiclass runs (rounds of K class trees, subsampled or not).
 constexpr int kTrees = 300;
@@ -40,7 +40,7 @@ constexpr double kTotalStep = 30;
 // partitions of more Poisson samples. Against S-BDT's T = 300, T·η = 30, T = 2000 lowered the
 // mean regret on the 9 data sets that subsample (not in every cell), with the total step that did
 // best by n: 60 (η = 0.03) from kSubsampleRows rows, 100 (η = 0.05) below, where only regression
-// subsamples (docs/trees_auto.md § Why).
+// subsamples (docs/trees_auto_why.md § Why).
 constexpr int kSubsampledTrees = 2000;
 constexpr double kSubsampledTotalStep = 60;
 constexpr double kSmallSubsampledTotalStep = 100;
@@ -48,30 +48,30 @@ constexpr double kSmallSubsampledTotalStep = 100;
 // step kMulticlassLargerTotalStep in all: on the 3 multiclass sets from kSubsampleRows rows
 // (diamonds_cut, letter, shuttle) the pair raised accuracy in all 6 cells at ε = 0.5 and 1 (by
 // 0.008 and 0.012 on average; letter +0.023 at ε = 1), and was level at ε = 0.1 (−0.0006;
-// letter −0.011); each alone gained in those 6 cells too (docs/trees_auto.md § Why this rule).
+// letter −0.011); each alone gained in those 6 cells too (docs/trees_auto_why.md § Why this rule).
 constexpr double kMulticlassLargerSampleEpsilon = 0.5;
 constexpr double kMulticlassLargerRate = 0.2;
 constexpr double kMulticlassLargerTotalStep = 42;
 // Unsampled binary runs: the margin's noise sd grows as T·η/ε while its signal grows with T·η
 // until the model fits, so the best total step grows with ε: measured best 20 at ε = 0.1, 40 at
-// 0.5, 40–50 at 1 on the 8 binary sets; T·η = 45·ε^(1/3) fits them (docs/trees_auto.md). Above
+// 0.5, 40–50 at 1 on the 8 binary sets; T·η = 45·ε^(1/3) fits them (docs/trees_auto_why.md). Above
 // ε = 1 the model fits before noise matters: 45 beat 45·ε^(1/3) at ε = 2, 4 and 8 on the 7 sets of
 // this branch (the longer step lost AUC as ε grew on two), so the step stays at ε = 1's.
 constexpr double kBinaryTotalStepAtEpsilonOne = 45;
 // h* of unsampled binary runs (the lower value of S-BDT's grid, its §8): below the Hessian's bound
 // 1/4 it lowers the pair's sensitivity √(g*² + h*²) and lengthens the Newton steps of uncertain
-// rows; 0.1 beat 0.15, 0.2 and 0.25 at g* = 1/2 on the shared sets (docs/trees_auto.md).
+// rows; 0.1 beat 0.15, 0.2 and 0.25 at g* = 1/2 on the shared sets (docs/trees_auto_why.md).
 // Multiclass takes it in both branches: against the key table's 1 (unsampled) and S-BDT's 1/4
 // (subsampled) it raised accuracy in 19 of 21 cells of the 7 sets below 10 000 rows and in 8 of 9
 // of the 3 from 10 000, by 0.006 on average in each (0.05: +0.007, 0.2: +0.002;
-// docs/trees_auto.md).
+// docs/trees_auto_why.md).
 constexpr double kClassificationHessianClip = 0.1;
 // Hessian weight r1 of the leaf-balanced noise [r1, 1 − r1] (S-BDT §5.2): S-BDT's 0.2 for
 // classification; regression Hessians are row counts (h* = 1), and moving budget from them to the
 // gradient sums (with the count's noise the floored denominator max(H̃, c·s_H) + λ grows, so sparse
 // leaves shrink more) lowered RMSE in 22 / 20 / 22 of 26 regression sets at ε = 0.1 / 0.5 / 1, by
 // 0.98 / 0.53 / 0.25 % on average, at most 1.7 % worse on a set (0.1: larger mean gain, but up to
-// 11.5 % worse on the smallest sets; docs/trees_auto.md § Leaf noise weights of regression).
+// 11.5 % worse on the smallest sets; docs/trees_auto_why.md § Leaf noise weights of regression).
 constexpr double kClassificationHessianNoiseWeight = 0.2;
 constexpr double kRegressionHessianNoiseWeight = 0.15;
 // Split candidates of private binary runs: the union of a uniform and a log grid of 16 each.
@@ -79,8 +79,8 @@ constexpr double kRegressionHessianNoiseWeight = 0.15;
 // where they lie: +0.007 to +0.010 mean AUC over the 7 shared binary sets below 10 000 rows on
 // 10 splits (spambase +0.024, aer_creditcard +0.04 to +0.07; satellite, pima_diabetes and
 // credit_g lose up to 0.014), within 0.002 on the four from 10 000 rows; regression and
-// multiclass lost with it (docs/trees_auto.md § Split candidates). Chosen from the task and ε
-// only, not n, so that `rdpkit train` can bin the data as it reads it (RunSplitCandidates).
+// multiclass lost with it (docs/trees_auto_features.md § Split candidates). Chosen from the task
+// and ε only, not n, so that `rdpkit train` can bin the data as it reads it (RunSplitCandidates).
 constexpr int kBinaryCandidates = 32;
 // Largest learning rate the rule picks (a given small T: T = 25 → 0.3, not 1.2).
 constexpr double kMaxLearningRate = 0.3;
@@ -88,13 +88,13 @@ constexpr double kMaxLearningRate = 0.3;
 // against S-BDT's one feature per tree, all features lowered RMSE on the 8 regression sets
 // measured at ε = 2 and 8 by up to 32 % (diamonds, whose price needs carat × quality) or stayed
 // within 0.1 %, and at ε = 1 on 4, with 2 ties and 0.3–0.6 % losses on 2; at ε = 0.5 and 0.1 the
-// finer cells cost 4 of 8 up to 23 % (docs/trees_auto.md § Larger ε). Binary (mplsstops) lost
+// finer cells cost 4 of 8 up to 23 % (docs/trees_auto_why.md § Larger ε). Binary (mplsstops) lost
 // with it up to ε = 2.
 constexpr double kAllFeaturesRegressionEpsilon = 1;
 // Below kSubsampleRows the same holds only from ε = 2: at ε = 1 one feature per tree had the
 // lower RMSE on 13 of the 20 regression sets below 10 000 rows measured (by up to 10 %: psid7682,
 // ames), all features on 6 (diamonds_10k by 18 %, boston by 11 %); mean regret 1.7 % against
-// 2.2 %. From ε = 2 all features win on average (docs/trees_auto.md § Larger ε).
+// 2.2 %. From ε = 2 all features win on average (docs/trees_auto_why.md § Larger ε).
 constexpr double kAllFeaturesSmallRegressionEpsilon = 2;
 
 // The ε from which subsampled regression trees split on all features.
@@ -108,19 +108,20 @@ double AllFeaturesRegressionEpsilon(const PublicFacts& facts) {
 // so per-code effects are lost: on insteval (2 972 and 1 128 codes) the rule's trees reached
 // RMSE 1.314 at ε = 1 and AUC 0.590 on insteval_4, against 1.265 and 0.652 with one feature per
 // tree grown over every code boundary. The same settings forced on mplsstops (87 codes, under 3
-// a cell) lost up to 0.008 AUC and on ticdata (at most 39) up to 0.021 (docs/trees_auto.md
+// a cell) lost up to 0.008 AUC and on ticdata (at most 39) up to 0.021 (docs/trees_auto_features.md
 // § Wide categorical features).
 constexpr int kWideCategoricalCodes = 256;
 // Depth of the categorical trees of runs with a wide categorical feature: ⌈log2(codes)⌉ levels
 // would give every code its own leaf if the splits were even; at most 11. Time, peak memory and
 // model size grow with 2^depth: depth 12 gained 0.002–0.007 AUC on insteval_4 and −0.1 to 0.4 %
-// RMSE on insteval over 11, at 1.3–1.5× the time and model size (docs/trees_auto.md § Wide
+// RMSE on insteval over 11, at 1.3–1.5× the time and model size (docs/trees_auto_features.md § Wide
 // categorical features).
 constexpr int kMaxWideDepth = 11;
 // Depth of those runs' other trees, at least: a tree over one numeric feature's 32 candidates
 // reaches every cell of its grid at ⌈log2 33⌉ = 6 levels. With one feature per tree, depth 6
 // beat the unsampled branch's 4 on ticdata by 0.04 / 0.02 AUC at ε = 0.1 / 1 and tied on
-// mplsstops (the rule's settings forced on them; docs/trees_auto.md § Wide categorical features).
+// mplsstops (the rule's settings forced on them; docs/trees_auto_features.md § Wide categorical
+// features).
 constexpr int kWideOtherDepth = 6;
 
 // feature_interaction of one feature per tree, in the key table's form.
@@ -156,9 +157,9 @@ bool WideCategoricalCandidates(const PublicFacts& facts, const json& given) {
 // 1000 trees) cost more than the identifier's trees gain: psid7682 (r-cran-aer, 2 916 training
 // rows, 595 person codes) 529 / 438 / 394 RMSE at ε = 0.1 / 0.5 / 1 with them, 425 / 361 / 380
 // without; insteval cut to 4 900 and 9 800 rows 0.9–4.2 % higher RMSE at ε = 0.1 and 0.5, 0.3–0.7 %
-// lower at 1 (docs/trees_auto.md § Wide categorical features). Binary runs keep them at every n:
-// insteval_4 cut alike gained up to 0.027 AUC with them, psid7682 with a binary label lost up to
-// 0.040; n does not separate the two.
+// lower at 1 (docs/trees_auto_features.md § Wide categorical features). Binary runs keep them at
+// every n: insteval_4 cut alike gained up to 0.027 AUC with them, psid7682 with a binary label lost
+// up to 0.040; n does not separate the two.
 bool WideCategoricalApplies(const PublicFacts& facts, const json& given) {
   if (facts.task == Task::kRegression && facts.n_rows < kSubsampleRows) return false;
   return WideCategoricalCandidates(facts, given);
@@ -212,7 +213,8 @@ json SubsampledSettings(const PublicFacts& facts) {
                                                                 : kClassificationHessianNoiseWeight;
   s["leaf_noise_weights"] = {hessian_weight, 1 - hessian_weight};
   // Below kSubsampleRows (only regression subsamples there) a tree samples ~γn < 1000 rows: depth
-  // 4 keeps more of them per leaf (docs/trees_auto.md: lower RMSE on all four such sets measured).
+  // 4 keeps more of them per leaf (docs/trees_auto_why.md: lower RMSE on all four such sets
+  // measured).
   s["max_depth"] = facts.n_rows >= kSubsampleRows ? 6 : 4;
   s["reg_lambda"] = 15;
   if (facts.task == Task::kRegression && facts.epsilon >= AllFeaturesRegressionEpsilon(facts)) {
@@ -234,7 +236,7 @@ json SubsampledSettings(const PublicFacts& facts) {
   if (facts.task != Task::kMulticlass) {
     s["initial_score"] = {{"epsilon_share", 0.1}, {"label_clip", 1.0}};
     // Regression with public label bounds: g* follows the noisy mean's distance from the nearer
-    // bound (labels concentrated near a bound have small residuals; docs/trees_auto.md).
+    // bound (labels concentrated near a bound have small residuals; docs/trees_auto_why.md).
     if (facts.task == Task::kRegression && facts.label_bounds) {
       s["initial_score"]["adapt_gradient_clip"] = true;
     }

@@ -27,7 +27,8 @@ std::vector<double> LogCandidates(const FeatureSpec& feature, int count);
 // The union of the uniform grid of max(2, Q − ⌊Q/2⌋) candidates and the log grid of ⌊Q/2⌋ (both
 // hold the split just above min), so at most Q: the uniform half keeps the resolution of features
 // spread over their bounds, the log half that of features whose values crowd near min (counts,
-// amounts) (docs/trees_auto.md § Split candidates). Categorical features as in UniformCandidates.
+// amounts) (docs/trees_auto_features.md § Split candidates). Categorical features as in
+// UniformCandidates.
 std::vector<double> UniformAndLogCandidates(const FeatureSpec& feature, int count);
 // NON-PRIVATE baseline: the j/(Q + 1) quantiles of the observed (non-missing) values, deduplicated
 // (Maddock §4.5.1, "Quantiles"). Categorical features as in UniformCandidates.

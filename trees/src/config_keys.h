@@ -185,11 +185,12 @@ void DeclareTreeKeys(Visitor& v, Config& c) {
   v.Key("max_depth", c.max_depth,
         {.range = Closed(1, 16),
          .what = "d, depth of every tree (2^d leaves) but those of `categorical_depth`"});
-  v.Key("categorical_depth", c.categorical_depth,
-        {.range = Closed(0, 16),
-         .what = "depth of a tree whose features are all categorical; 0: `max_depth` (random "
-                 "splits only; identifiers, docs/trees_auto.md § Wide categorical features)",
-         .write_default = false});
+  v.Key(
+      "categorical_depth", c.categorical_depth,
+      {.range = Closed(0, 16),
+       .what = "depth of a tree whose features are all categorical; 0: `max_depth` (random "
+               "splits only; identifiers, docs/trees_auto_features.md § Wide categorical features)",
+       .write_default = false});
   v.Key("learning_rate", c.learning_rate,
         {.range = OpenClosed(0, 10), .what = "η, shrinkage applied to every leaf value"});
   v.Key("reg_lambda", c.reg_lambda,

@@ -1,7 +1,7 @@
 // WithoutUnreachableNodes (model.h): a tree without the subtrees no row can reach. A split may
 // send every row its path allows to one side: random splits are drawn over a feature's whole
 // range, so that once a path has split a feature, later splits of it often fall outside what the
-// path allows (S-BDT's coarse trees, docs/trees_auto.md). Exact for every row: any reals, ±inf
+// path allows (S-BDT's coarse trees, docs/trees_auto_why.md). Exact for every row: any reals, ±inf
 // and NaN reach a leaf of the same value as in the whole tree (GoesLeft).
 #include <algorithm>
 #include <cstddef>

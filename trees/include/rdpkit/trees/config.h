@@ -71,7 +71,7 @@ struct TrainerConfig {
   // d, depth of every tree (2^d leaves), [1, 16], except as below.
   int max_depth = 4;
   // Depth of a tree whose features are all categorical, [0, 16]; 0: max_depth. Deep trees over
-  // every code boundary learn per-code effects of identifiers (docs/trees_auto.md § Wide
+  // every code boundary learn per-code effects of identifiers (docs/trees_auto_features.md § Wide
   // categorical features). Data-independent random splits only (else refused).
   int categorical_depth = 0;
   // η, shrinkage applied to every leaf value, (0, 10].
