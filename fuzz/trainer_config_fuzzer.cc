@@ -3,9 +3,10 @@
 // FromJson unchanged. A config that is cheap to run (bounded below) then trains on a fixed
 // 24-row dataset of the objective's task, and the model must write itself back and predict.
 //
-// Budget: at most kMaxTrees trees (with the Rényi filter's extra rounds) of depth ≤ kMaxDepth, one
-// thread; a seed is set when the config has none, so every run is reproducible. Larger configs are
-// only parsed (training them is a memory/time question, not a parsing one).
+// Budget: at most kMaxTrees trees (with the Rényi filter's extra rounds) of depth ≤ kMaxDepth, ε at
+// most kMaxEpsilon, one thread; a seed is set when the config has none, so every run is
+// reproducible. Larger configs are only parsed (training them is a memory/time question, not a
+// parsing one).
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -27,6 +28,11 @@ using rdpkit::trees::TrainerConfig;
 constexpr std::size_t kMaxInputBytes = 4096;
 constexpr int kMaxTrees = 8;
 constexpr int kMaxDepth = 5;
+// Calibrating σ for a few releases at a large ε (2 exponential-split trees at ε = 254: σ = 0.08)
+// takes the PLD accountant's finest grids, about 0.2 s per evaluation in a release build and over
+// 10 s per calibration under ASan, the harness's timeout. Those events are the accountant's
+// (event_json_fuzzer, tests/accountant); the trainer's paths are the same at any ε.
+constexpr double kMaxEpsilon = 16;
 
 // 24 rows: a numeric, a wide numeric, a categorical feature and a missing value in each column.
 Dataset TinyDataset(const char* task, const char* label_bounds) {
@@ -58,7 +64,8 @@ const Dataset& RegressionData() {
 
 bool CheapToTrain(const TrainerConfig& config) {
   const int extra = config.renyi_filter ? config.renyi_filter->extra_rounds : 0;
-  return config.n_estimators + extra <= kMaxTrees && config.max_depth <= kMaxDepth;
+  return config.n_estimators + extra <= kMaxTrees && config.max_depth <= kMaxDepth &&
+         (!config.privacy || config.privacy->epsilon <= kMaxEpsilon);
 }
 
 }  // namespace
