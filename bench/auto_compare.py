@@ -24,8 +24,8 @@ Random(split), its first 70 % to training; regression and multiclass: the same b
            over all features (docs/trees_auto_why.md § Why); the unsampled branch's default already
   auto-cyclical-kK  (not in the default list) auto with K features per tree (cyclical)
   auto-random-kK  (not in the default list) auto with K features per tree, drawn at random
-  auto-floorC, auto-lambdaL, auto-hclipH  (not in the default list) auto with
-           noisy_hessian_floor C, reg_lambda L or hessian_clip H given
+  auto-floorC, auto-lambdaL, auto-hclipH, auto-gclipG  (not in the default list) auto with
+           noisy_hessian_floor C, reg_lambda L, hessian_clip H or gradient_clip G given
   auto-subsampleG, auto-lnwW  (not in the default list) auto with the Poisson rate G or
            leaf_noise_weights [W, 1 − W] given
   auto-TN  (not in the default list) auto with n_estimators N given (the rule's total step)
@@ -127,6 +127,8 @@ def rdpkit_config(method, eps, delta, split):
         config["initial_score"] = {"epsilon_share": 0.1, "label_clip": 1.0}
     if method.startswith("auto-clip"):
         config["gradient_clip"] = float(method[len("auto-clip"):])
+    if method.startswith("auto-gclip"):  # auto with the gradient clip g* given (nothing else)
+        config["gradient_clip"] = float(method[len("auto-gclip"):])
     if method.startswith("auto-d"):
         config["max_depth"] = int(method[len("auto-d"):])
     if method.startswith("auto-features-all"):
