@@ -54,9 +54,11 @@ Real LaplaceRdp(const Real& alpha, double noise_multiplier) {
 }
 
 // Fast path of the Laplace curve. The two log1p terms cancel against 1/b for large b (ρ ≈ α/(2b²)
-// while the terms are O(1/b)); past kMaxCancellation the interval evaluation's upper end is used.
-// Laplace with scale b is (1/b)-DP, so ρ ≤ 1/b (rounded up) caps every value (Mironov 2017,
-// Prop. 3 direction: D_α ≤ D_∞).
+// while the terms are O(1/b)); there the same value comes from a form without cancellation:
+// e^{(α−1)ρ} − 1 = [α·E((α−1)/b) + (α−1)·E(−α/b)]/(2α−1), E(x) = e^x − 1 − x ≥ 0 (Mironov 2017,
+// Prop. 6, whose linear terms cancel exactly; docs/math/small_epsilon.md), and the interval
+// evaluation's upper end only where that is not finite. Laplace with scale b is (1/b)-DP, so
+// ρ ≤ 1/b (rounded up) caps every value (Mironov 2017, Prop. 3 direction: D_α ≤ D_∞).
 inline double LaplaceRdp(const double& alpha, double noise_multiplier) {
   const double b = noise_multiplier;
   const double am1 = alpha - 1;
@@ -67,7 +69,12 @@ inline double LaplaceRdp(const double& alpha, double noise_multiplier) {
   const double cap = std::nextafter(head, std::numeric_limits<double>::infinity());
   double rho = head + (a - c) / am1;
   if (!DoubleIsAccurate(rho, head + (std::abs(a) + c) / am1)) {
-    rho = UpperByIntervals([&](auto zero) { return LaplaceRdp(decltype(zero)(alpha), b); });
+    const double excess =
+        (alpha * Expm1MinusX(am1 / b) + am1 * Expm1MinusX(-alpha / b)) / (2 * alpha - 1);
+    rho = std::log1p(excess) / am1;
+    if (!std::isfinite(rho)) {
+      rho = UpperByIntervals([&](auto zero) { return LaplaceRdp(decltype(zero)(alpha), b); });
+    }
   }
   return std::isnan(rho) ? cap : std::min(rho, cap);
 }
@@ -153,7 +160,10 @@ Real PureDpRdp(const Real& alpha, double epsilon) {
 }
 
 // Fast path of the pure-DP curve: for small ε the log1p terms (≈ log 2 each) cancel against ε
-// (ρ ≈ αε²/2); past kMaxCancellation the interval evaluation's upper end is used. ρ ≤ ε caps it.
+// (ρ ≈ αε²/2); there the same value comes from a form without cancellation,
+// e^{(α−1)ρ} − 1 = 2·sinh(αε/2)·sinh((α−1)ε/2)/cosh(ε/2) (the quotient above is
+// cosh((2α−1)ε/2)/cosh(ε/2); docs/math/small_epsilon.md), and the interval evaluation's upper end
+// only where that is not finite. ρ ≤ ε caps it.
 inline double PureDpRdp(const double& alpha, double epsilon) {
   if (epsilon == 0) return 0;
   const double am1 = alpha - 1;
@@ -161,7 +171,12 @@ inline double PureDpRdp(const double& alpha, double epsilon) {
   const double c = std::log1p(std::exp(-epsilon));
   double rho = epsilon + (a - c) / am1;
   if (!DoubleIsAccurate(rho, epsilon + (a + c) / am1)) {
-    rho = UpperByIntervals([&](auto zero) { return PureDpRdp(decltype(zero)(alpha), epsilon); });
+    const double excess =
+        2 * std::sinh(alpha * epsilon / 2) * std::sinh(am1 * epsilon / 2) / std::cosh(epsilon / 2);
+    rho = std::log1p(excess) / am1;
+    if (!std::isfinite(rho)) {
+      rho = UpperByIntervals([&](auto zero) { return PureDpRdp(decltype(zero)(alpha), epsilon); });
+    }
   }
   return std::isnan(rho) ? epsilon : std::min(rho, epsilon);
 }

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "rdpkit/accountant/convert.h"
@@ -70,6 +71,38 @@ TEST(FastCurves, NeverBelowTheCertifiedEnclosureAtExtremeParameters) {
       }
     }
   }
+}
+
+// Where the overflow-free Laplace and pure-DP forms cancel, the fast path takes forms without
+// cancellation (docs/math/small_epsilon.md) instead of 133/332-bit intervals: the same value to a
+// few ulps, so inside the certified enclosure but for 1e-12 relative either way. Where even 332
+// bits cannot enclose the curve (b = 7.1e86 near α = 1), ρ = αε²/2·(1 − O(ε)) (both curves are
+// below the zCDP bound αε²/2 of an ε-DP mechanism, Bun–Steinke 2016, Prop. 3.3) brackets it.
+TEST(FastCurves, SmallEpsilonFormsMatchTheCertifiedEnclosure) {
+  std::vector<std::pair<Event, double>> events;  // the event and its pure-DP ε
+  for (double b : {1e4, 3e5, 1e8, 1e20, 7.1e86}) events.push_back({LaplaceEvent(b), 1 / b});
+  for (double eps : {1e-3, 3e-6, 1e-8, 1e-20, 1e-200}) events.push_back({PureDpEvent(eps), eps});
+  int certified = 0;
+  for (const auto& [event, eps] : events) {
+    for (double alpha : {1 + 1e-9, 1.001, 1.5, 2.0, 3.7, 64.0, 1000.0, 1e5}) {
+      const double fast = RdpFast(event, alpha);
+      const std::string where = event.ToJson().dump() + " alpha=" + std::to_string(alpha);
+      Bound cert{};
+      try {
+        cert = RdpCertified(event, alpha);
+      } catch (const NumericalError&) {
+        const double zcdp = alpha * eps / 2 * eps;
+        EXPECT_LE(fast, zcdp * (1 + 1e-12)) << where;
+        EXPECT_GE(fast, zcdp * (1 - 1e-9)) << where;
+        continue;
+      }
+      ++certified;
+      ASSERT_GT(cert.lower, 0.0) << where;
+      EXPECT_GE(fast, cert.lower * (1 - 1e-12)) << where;
+      EXPECT_LE(fast, cert.upper * (1 + 1e-12)) << where;
+    }
+  }
+  EXPECT_GE(certified, 64);  // of 80: the largest b and the two smallest ε escape 332 bits
 }
 
 // The reproducer of issue 11, item 3: ε = 0 on the fast path and a 15× loose certified ε.
