@@ -111,14 +111,60 @@ Real ExponentialRdp(const Real& alpha, double epsilon) {
   return BoundedRangeObjective(alpha, eps, t_star);
 }
 
+// (α−1)ρ of the bounded-range curve for α ≥ kSmallEpsilonMinOrder and αε ≤ 1/8, without the
+// cancellation of the log-space form (docs/math/small_epsilon.md, "Bounded range"). With
+// A(x) = 1 − e^{−x}, B(x) = x − A(x) = E(−x) ≥ 0 and h(x) = expm1(x)/x:
+//   t* = log(h(αε)/h((α−1)ε)),  h(αε) − h((α−1)ε) = ε·Σ_{k≥1} P_k/(k+1)!,  P_k = Σ_i a^i b^{k−1−i};
+//   (α−1)ρ = [t*·D + B(t*)·A(αε)]/A(ε) − G(y),  D = B(αε) − α·B(ε) = Σ_{k≥2} (−1)^k (a^k −
+//   αε^k)/k!, y = A(t*)·A(αε)/A(ε),  G(y) = −log(1 − y) − y = Σ_{k≥2} y^k/k;
+// every series has positive (or alternating, decreasing) terms, with a = αε, b = (α−1)ε.
+inline constexpr double kSmallEpsilonMinOrder = 1.001;
+inline double BoundedRangeSmallEpsilon(double alpha, double epsilon) {
+  const double a = alpha * epsilon;
+  const double b = (alpha - 1) * epsilon;
+  double h_diff = 0;  // Σ_{k≥1} P_k/(k+1)!
+  double p_k = 1;     // P_1
+  double b_pow = 1;   // b^{k−1}
+  double factorial = 2;
+  for (int k = 1; k <= 24; ++k) {
+    h_diff += p_k / factorial;
+    b_pow *= b;
+    p_k = a * p_k + b_pow;  // P_{k+1} = a·P_k + b^k
+    factorial *= k + 2;
+  }
+  const double h_b = std::expm1(b) / b;
+  const double t = Clamp(std::log1p(epsilon * h_diff / h_b), 0.0, epsilon);
+  double d = 0;  // B(αε) − α·B(ε)
+  double a_pow = a;
+  double e_pow = epsilon;
+  double k_factorial = 1;
+  for (int k = 2; k <= 24; ++k) {
+    a_pow *= a;
+    e_pow *= epsilon;
+    k_factorial *= k;
+    d += (k % 2 == 0 ? 1 : -1) * (a_pow - alpha * e_pow) / k_factorial;
+  }
+  const double a_alpha = -std::expm1(-a);
+  const double a_eps = -std::expm1(-epsilon);
+  const double y = -std::expm1(-t) * a_alpha / a_eps;
+  double g = 0;  // G(y)
+  double y_pow = y;
+  for (int k = 2; k <= 40; ++k) {
+    y_pow *= y;
+    g += y_pow / k;
+  }
+  return (t * d + Expm1MinusX(-t) * a_alpha) / a_eps - g;
+}
+
 // Fast path of the bounded-range curve, all in log space: p_t itself underflows for ε ≳ 745
 // (p_{t*} ≈ e^{−ε}/α), which made the plain double objective −∞. With d = t* − ε,
 //   log p_t = −t + log(−expm1(d)) − log(−expm1(−ε)),  log(1−p_t) = log(−expm1(−t)) −
 //   log(−expm1(−ε)), (α−1)ρ = α t + log(e^{log p_t} + e^{log(1−p_t) − αε})   (log-sum-exp),
 // and for (α−1)ε ≥ 1, d = log1p(−1/α) + log1p(−e^{−αε}) − log1p(−e^{−(α−1)ε}) (the ε terms of
 // the two LogExpm1 cancel exactly), so t* keeps its digits next to a large ε. Near α = 1 the two
-// terms of (α−1)ρ cancel; past kMaxCancellation the interval evaluation's upper end is used. The
-// mechanism is ε-DP, so ρ ≤ ε caps every value (and answers where nothing else is finite).
+// terms of (α−1)ρ cancel; past kMaxCancellation BoundedRangeSmallEpsilon gives the value where it
+// applies, the interval evaluation's upper end elsewhere. The mechanism is ε-DP, so ρ ≤ ε caps
+// every value (and answers where nothing else is finite).
 inline double ExponentialRdp(const double& alpha, double epsilon) {
   const double am1 = alpha - 1;
   double d = 0;
@@ -141,8 +187,13 @@ inline double ExponentialRdp(const double& alpha, double epsilon) {
                            2 * std::abs(log_denom) + std::abs(std::log(-std::expm1(-t))) +
                            std::min(alpha * epsilon, std::abs(log_mix));
   if (!DoubleIsAccurate(rho, magnitude / am1)) {
-    rho =
-        UpperByIntervals([&](auto zero) { return ExponentialRdp(decltype(zero)(alpha), epsilon); });
+    rho = alpha >= kSmallEpsilonMinOrder && alpha * epsilon <= 0.125
+              ? BoundedRangeSmallEpsilon(alpha, epsilon) / am1
+              : std::numeric_limits<double>::quiet_NaN();
+    if (!(std::isfinite(rho) && rho >= 0)) {
+      rho = UpperByIntervals(
+          [&](auto zero) { return ExponentialRdp(decltype(zero)(alpha), epsilon); });
+    }
   }
   return std::isnan(rho) ? epsilon : std::min(rho, epsilon);
 }

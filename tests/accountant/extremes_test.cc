@@ -105,6 +105,37 @@ TEST(FastCurves, SmallEpsilonFormsMatchTheCertifiedEnclosure) {
   EXPECT_GE(certified, 64);  // of 80: the largest b and the two smallest ε escape 332 bits
 }
 
+// The bounded-range curve's form without cancellation (α ≥ 1.001, αε ≤ 1/8): inside the certified
+// enclosure but for the fast path's rounding allowance, at every order and ε where it applies.
+// At ε = 1e-100 the certified path encloses only [−inf, log 2/(α−1)]; there the zCDP bound of an
+// ε-bounded-range mechanism, ρ ≤ αε²/8 (Cesar & Rogers 2021), which the curve meets to O(ε),
+// brackets it.
+TEST(FastCurves, SmallEpsilonBoundedRangeMatchesTheCertifiedEnclosure) {
+  int certified = 0;
+  int bracketed = 0;
+  for (double eps : {1e-3, 3e-6, 1e-8, 1e-20, 1e-100}) {
+    for (double alpha : {1.001, 1.01, 1.5, 2.0, 3.7, 17.0, 64.0, 1000.0, 1e5}) {
+      if (alpha * eps > 0.125) continue;
+      const Event event = ExponentialEvent(eps);
+      const Bound cert = RdpCertified(event, alpha);
+      const double fast = RdpFast(event, alpha);
+      const std::string where = "eps=" + std::to_string(eps) + " alpha=" + std::to_string(alpha);
+      if (cert.lower > 0) {
+        EXPECT_GE(fast, cert.lower * (1 - kFastRounding)) << where;
+        EXPECT_LE(fast, cert.upper * (1 + kFastRounding)) << where;
+        ++certified;
+      } else {
+        const double zcdp = alpha * eps / 8 * eps;
+        EXPECT_LE(fast, zcdp * (1 + kFastRounding)) << where;
+        EXPECT_GE(fast, zcdp * (1 - 1e-9)) << where;
+        ++bracketed;
+      }
+    }
+  }
+  EXPECT_EQ(certified, 33);
+  EXPECT_EQ(bracketed, 9);
+}
+
 // The reproducer of issue 11, item 3: ε = 0 on the fast path and a 15× loose certified ε.
 TEST(FastCurves, ExponentialAt800IsNotZero) {
   const Event event = ExponentialEvent(800);
