@@ -30,6 +30,22 @@ DERIVED = {  # name: (source set, threshold on its label)
 }
 
 
+def write_binary_set(out, name, header, rows, sidecar, rule,
+                     drop=("csv_sha256", "bytes", "generated_by")):
+    """Writes out/NAME.csv and out/NAME.json: the source's sidecar with task binary, the label's
+    rule and statistics, without the keys in `drop` (they described the source's file). Returns
+    the row and positive counts."""
+    write_csv(os.path.join(out, f"{name}.csv"), header, rows)
+    positives = sum(r[-1] == "1" for r in rows)
+    sidecar.update({"name": name, "file": f"{name}.csv", "task": "binary", "label_rule": rule,
+                    "label_stats": {"min": 0, "max": 1, "mean": round(positives / len(rows), 6)}})
+    for key in drop:
+        sidecar.pop(key, None)
+    with open(os.path.join(out, f"{name}.json"), "w") as f:
+        json.dump(sidecar, f, indent=1)
+    return len(rows), positives
+
+
 def derive(datasets, out, name):
     source, threshold = DERIVED[name]
     with open(os.path.join(datasets, f"{source}.json")) as f:
@@ -38,17 +54,8 @@ def derive(datasets, out, name):
     if header[-1] != "label":
         raise SystemExit(f"{source}.csv: the last column is {header[-1]!r}, not label")
     labeled = [r[:-1] + ["1" if float(r[-1]) >= threshold else "0"] for r in body]
-    write_csv(os.path.join(out, f"{name}.csv"), header, labeled)
-    positives = sum(r[-1] == "1" for r in labeled)
-    sidecar.update({"name": name, "file": f"{name}.csv", "task": "binary",
-                    "label_rule": f"label = {source} label ≥ {threshold:g}",
-                    "label_stats": {"min": 0, "max": 1,
-                                    "mean": round(positives / len(labeled), 6)}})
-    for key in ("csv_sha256", "bytes", "generated_by"):
-        sidecar.pop(key, None)
-    with open(os.path.join(out, f"{name}.json"), "w") as f:
-        json.dump(sidecar, f, indent=1)
-    return len(labeled), positives
+    return write_binary_set(out, name, header, labeled, sidecar,
+                            f"label = {source} label ≥ {threshold:g}")
 
 
 def main():

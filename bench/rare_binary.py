@@ -26,7 +26,7 @@ import os
 import random
 import sys
 
-from multiclass_utility import write_csv
+from derived_binary import write_binary_set
 from parity import HERE, read_csv
 
 THRESHOLDS = {  # name: (regression source, threshold on its label)
@@ -88,16 +88,10 @@ def derive(folders, out, name):
     if header[-1] != "label":
         raise SystemExit(f"{source}.csv: the last column is {header[-1]!r}, not label")
     rows, rule = relabel(header, body, name)
-    write_csv(os.path.join(out, f"{name}.csv"), header, rows)
-    positives = sum(r[-1] == "1" for r in rows)
-    sidecar.update({"name": name, "file": f"{name}.csv", "task": "binary", "rows": len(rows),
-                    "label_rule": rule,
-                    "label_stats": {"min": 0, "max": 1, "mean": round(positives / len(rows), 6)}})
-    for key in ("csv_sha256", "bytes", "generated_by", "positive_rate", "label_counts"):
-        sidecar.pop(key, None)
-    with open(os.path.join(out, f"{name}.json"), "w") as f:
-        json.dump(sidecar, f, indent=1)
-    return len(rows), positives
+    sidecar["rows"] = len(rows)
+    return write_binary_set(out, name, header, rows, sidecar, rule,
+                            drop=("csv_sha256", "bytes", "generated_by", "positive_rate",
+                                  "label_counts"))
 
 
 def main():
