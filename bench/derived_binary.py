@@ -21,7 +21,7 @@ import os
 import sys
 
 from multiclass_utility import write_csv
-from parity import HERE, read_csv
+from parity import HERE, read_set
 
 DERIVED = {  # name: (source set, threshold on its label)
     "diamonds_5000": ("diamonds", 5000),
@@ -46,16 +46,25 @@ def write_binary_set(out, name, header, rows, sidecar, rule,
     return len(rows), positives
 
 
-def derive(datasets, out, name):
-    source, threshold = DERIVED[name]
-    with open(os.path.join(datasets, f"{source}.json")) as f:
-        sidecar = json.load(f)
-    header, body = read_csv(os.path.join(datasets, f"{source}.csv"))
+def read_labelled_set(folder, source):
+    """SOURCE.csv + sidecar (parity.read_set) whose last column is its label."""
+    sidecar, header, body = read_set(folder, source)
     if header[-1] != "label":
         raise SystemExit(f"{source}.csv: the last column is {header[-1]!r}, not label")
-    labeled = [r[:-1] + ["1" if float(r[-1]) >= threshold else "0"] for r in body]
-    return write_binary_set(out, name, header, labeled, sidecar,
-                            f"label = {source} label ≥ {threshold:g}")
+    return sidecar, header, body
+
+
+def threshold_labels(body, source, threshold):
+    """The rows labelled 1 where the source's label is ≥ threshold, else 0, and the rule."""
+    return ([r[:-1] + ["1" if float(r[-1]) >= threshold else "0"] for r in body],
+            f"label = {source} label ≥ {threshold:g}")
+
+
+def derive(datasets, out, name):
+    source, threshold = DERIVED[name]
+    sidecar, header, body = read_labelled_set(datasets, source)
+    rows, rule = threshold_labels(body, source, threshold)
+    return write_binary_set(out, name, header, rows, sidecar, rule)
 
 
 def main():

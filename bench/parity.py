@@ -95,6 +95,14 @@ def write_rows(path, header, rows, indices):
             f.write(",".join(rows[i]) + "\n")
 
 
+def find_set(name, folders):
+    """The first of `folders` that holds NAME.csv; exits naming them all when none does."""
+    for folder in folders:
+        if os.path.exists(os.path.join(folder, f"{name}.csv")):
+            return folder
+    sys.exit(f"{name}.csv is in none of {', '.join(folders)}")
+
+
 def read_set(folder, name):
     """A data set written as NAME.csv + NAME.json sidecar: (sidecar, header, rows)."""
     with open(os.path.join(folder, f"{name}.json")) as f:

@@ -21,13 +21,12 @@ sidecar with task binary and the rule that made the label). The feature bounds s
 public ones.
 """
 import argparse
-import json
 import os
 import random
 import sys
 
-from derived_binary import write_binary_set
-from parity import HERE, read_csv
+from derived_binary import read_labelled_set, threshold_labels, write_binary_set
+from parity import HERE, find_set
 
 THRESHOLDS = {  # name: (regression source, threshold on its label)
     "diamonds_17000": ("diamonds", 17000),
@@ -41,19 +40,10 @@ THINNED = {  # name: (binary source, share of positives among the rows written)
 SEED = 20261127
 
 
-def find(folders, source):
-    for folder in folders:
-        if os.path.exists(os.path.join(folder, f"{source}.csv")):
-            return folder
-    raise SystemExit(f"{source}.csv is in none of {', '.join(folders)}")
-
-
-def relabel(header, body, name):
+def relabel(body, name):
     """The rows with the label this set's rule gives, and the rule in words."""
     if name in THRESHOLDS:
-        source, threshold = THRESHOLDS[name]
-        rows = [r[:-1] + ["1" if float(r[-1]) >= threshold else "0"] for r in body]
-        return rows, f"label = {source} label ≥ {threshold:g}"
+        return threshold_labels(body, *THRESHOLDS[name])
     source, share = THINNED[name]
     positives = [r for r in body if r[-1] == "1"]
     negatives = [r for r in body if r[-1] == "0"]
@@ -81,13 +71,8 @@ def _thin(body, chosen):
 
 def derive(folders, out, name):
     source = THRESHOLDS[name][0] if name in THRESHOLDS else THINNED[name][0]
-    folder = find(folders, source)
-    with open(os.path.join(folder, f"{source}.json")) as f:
-        sidecar = json.load(f)
-    header, body = read_csv(os.path.join(folder, f"{source}.csv"))
-    if header[-1] != "label":
-        raise SystemExit(f"{source}.csv: the last column is {header[-1]!r}, not label")
-    rows, rule = relabel(header, body, name)
+    sidecar, header, body = read_labelled_set(find_set(source, folders), source)
+    rows, rule = relabel(body, name)
     sidecar["rows"] = len(rows)
     return write_binary_set(out, name, header, rows, sidecar, rule,
                             drop=("csv_sha256", "bytes", "generated_by", "positive_rate",

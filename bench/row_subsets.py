@@ -16,14 +16,7 @@ import os
 import random
 import sys
 
-from parity import HERE, read_set, write_set
-
-
-def find(name, directories):
-    for directory in directories:
-        if os.path.exists(os.path.join(directory, f"{name}.csv")):
-            return directory
-    sys.exit(f"row_subsets: {name}.csv is in none of {directories}")
+from parity import HERE, find_set, read_set, write_set
 
 
 def main():
@@ -38,7 +31,7 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     suffix = f"{args.rows // 1000}k" if args.rows % 1000 == 0 else str(args.rows)
     for name in args.sets.split(","):
-        sidecar, header, rows = read_set(find(name, args.datasets), name)
+        sidecar, header, rows = read_set(find_set(name, args.datasets), name)
         random.Random(args.seed).shuffle(rows)
         rows = rows[:args.rows]
         sidecar["subset"] = f"{len(rows)} rows of {name} (shuffled with seed {args.seed})"
