@@ -111,14 +111,15 @@ Real ExponentialRdp(const Real& alpha, double epsilon) {
   return BoundedRangeObjective(alpha, eps, t_star);
 }
 
-// (α−1)ρ of the bounded-range curve for α ≥ kSmallEpsilonMinOrder and αε ≤ 1/8, without the
-// cancellation of the log-space form (docs/math/small_epsilon.md, "Bounded range"). With
-// A(x) = 1 − e^{−x}, B(x) = x − A(x) = E(−x) ≥ 0 and h(x) = expm1(x)/x:
+// (α−1)ρ of the bounded-range curve for α ≥ kSmallEpsilonMinOrder and αε ≤ kSmallEpsilonMaxProduct,
+// without the cancellation of the log-space form (docs/math/small_epsilon.md, "Bounded range").
+// With A(x) = 1 − e^{−x}, B(x) = x − A(x) = E(−x) ≥ 0 and h(x) = expm1(x)/x:
 //   t* = log(h(αε)/h((α−1)ε)),  h(αε) − h((α−1)ε) = ε·Σ_{k≥1} P_k/(k+1)!,  P_k = Σ_i a^i b^{k−1−i};
 //   (α−1)ρ = [t*·D + B(t*)·A(αε)]/A(ε) − G(y),  D = B(αε) − α·B(ε) = Σ_{k≥2} (−1)^k (a^k −
 //   αε^k)/k!, y = A(t*)·A(αε)/A(ε),  G(y) = −log(1 − y) − y = Σ_{k≥2} y^k/k;
 // every series has positive (or alternating, decreasing) terms, with a = αε, b = (α−1)ε.
 inline constexpr double kSmallEpsilonMinOrder = 1.001;
+inline constexpr double kSmallEpsilonMaxProduct = 0.125;  // αε at most
 inline double BoundedRangeSmallEpsilon(double alpha, double epsilon) {
   const double a = alpha * epsilon;
   const double b = (alpha - 1) * epsilon;
@@ -187,7 +188,7 @@ inline double ExponentialRdp(const double& alpha, double epsilon) {
                            2 * std::abs(log_denom) + std::abs(std::log(-std::expm1(-t))) +
                            std::min(alpha * epsilon, std::abs(log_mix));
   if (!DoubleIsAccurate(rho, magnitude / am1)) {
-    rho = alpha >= kSmallEpsilonMinOrder && alpha * epsilon <= 0.125
+    rho = alpha >= kSmallEpsilonMinOrder && alpha * epsilon <= kSmallEpsilonMaxProduct
               ? BoundedRangeSmallEpsilon(alpha, epsilon) / am1
               : std::numeric_limits<double>::quiet_NaN();
     if (!(std::isfinite(rho) && rho >= 0)) {
