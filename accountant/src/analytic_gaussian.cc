@@ -108,7 +108,7 @@ double DeltaUpper(double mu, double epsilon) {
   return std::min(1.0, std::max(0.0, upper));
 }
 
-void RequireMu(double mu) { Require(std::isfinite(mu) && mu > 0, "mu", mu, "(0, inf)"); }
+void RequireMu(double mu) { Require(std::isfinite(mu) && mu >= 0, "mu", mu, "[0, inf)"); }
 
 }  // namespace
 
@@ -122,14 +122,16 @@ std::optional<Bound> GaussianCompositionMu(const Event& event) {
 double AnalyticGaussianDelta(double mu, double epsilon) {
   RequireMu(mu);
   Require(epsilon >= 0 && !std::isnan(epsilon), "epsilon", epsilon, "[0, inf]");
-  if (std::isinf(epsilon)) return 0;
+  // μ = 0: nothing released (an empty composition, a count of 0), so the two output
+  // distributions are equal and δ_0(ε) = 0 (the formula's ε/μ is undefined there).
+  if (std::isinf(epsilon) || mu == 0) return 0;
   return DeltaUpper(mu, epsilon);
 }
 
 double AnalyticGaussianEpsilon(double mu, double delta) {
   RequireMu(mu);
   Require(delta > 0 && delta < 1, "delta", delta, "(0, 1)");
-  if (DeltaUpper(mu, 0) <= delta) return 0;
+  if (mu == 0 || DeltaUpper(mu, 0) <= delta) return 0;  // μ = 0: nothing released, as above
   // The double-precision solution first (δ_μ decreases in ε), then certified bisection from a
   // bracket around it. Only `hi` is ever returned, and only once δ_μ(hi) ≤ δ is certified.
   double lo = 0;

@@ -327,7 +327,9 @@ std::optional<double> ExactGaussianMu(const Event& event, const ConversionOption
   }
   // μ beyond the doubles (e.g. 1e300 Gaussians of σ = 1e-10): RDP answers (with ε = +∞).
   if (!mu || !std::isfinite(mu->upper)) return std::nullopt;
-  return mu->upper;  // δ_μ(ε) grows with μ: the upper end is the safe side
+  // δ_μ(ε) grows with μ: the upper end is the safe side (+ 0.0: the enclosure of an empty
+  // composition's μ = 0 may end at −0, reported as 0).
+  return mu->upper + 0.0;
 }
 
 PldOptions PldOptionsFor(const ConversionOptions& options) {

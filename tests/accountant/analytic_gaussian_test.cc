@@ -179,6 +179,30 @@ TEST(AnalyticGaussian, ExtremesAreAnsweredSoundly) {
   EXPECT_TRUE(std::isfinite(AnalyticGaussianEpsilon(1e5, 1e-300)));
 }
 
+// A count of 0 or an empty composition releases nothing: every accountant answers ε = 0 and
+// δ = 0 (the exact one with μ = 0; RDP a small δ at ε = 0) instead of refusing an internal μ.
+TEST(AnalyticGaussian, NothingReleasedSpendsNothing) {
+  EXPECT_EQ(AnalyticGaussianDelta(0, 0), 0.0);
+  EXPECT_EQ(AnalyticGaussianEpsilon(0, 1e-300), 0.0);
+  const std::vector<Event> empty_events = {
+      SelfComposedEvent(0, GaussianEvent(1)), ComposedEvent({}),
+      ComposedEvent({SelfComposedEvent(0, GaussianEvent(1e-3)), ComposedEvent({})})};
+  for (const Event& event : empty_events) {
+    for (Accountant accountant :
+         {Accountant::kBest, Accountant::kGaussian, Accountant::kRdp, Accountant::kPld}) {
+      SCOPED_TRACE(AccountantName(accountant));
+      // RDP's conversion leaves a little even for ρ = 0 (its largest order is 1e5): ε about
+      // log(1/δ)/α, δ about 1/α at ε = 0.
+      const bool rdp = accountant == Accountant::kRdp;
+      EXPECT_LE(Epsilon(event, 1e-6, {.accountant = accountant}).epsilon, rdp ? 1e-4 : 0.0);
+      EXPECT_LE(Delta(event, 0.0, {.accountant = accountant}).delta, rdp ? 1e-5 : 0.0);
+    }
+    const EpsilonResult best = Epsilon(event, 1e-6);
+    EXPECT_EQ(best.accountant, Accountant::kGaussian);
+    EXPECT_FALSE(std::signbit(best.mu));
+  }
+}
+
 TEST(AnalyticGaussian, BadInputNamesTheField) {
   EXPECT_THAT([] { (void)AnalyticGaussianEpsilon(-1, 1e-5); },
               ThrowsMessage<InvalidArgument>(HasSubstr("mu")));

@@ -26,11 +26,12 @@ namespace rdpkit::accountant {
 // ρ-zCDP mechanism need not be a Gaussian).
 [[nodiscard]] std::optional<Bound> GaussianCompositionMu(const Event& event);
 
-// δ_μ(ε) for μ > 0 (finite) and ε ≥ 0: a certified upper bound, in [0, 1].
+// δ_μ(ε) for μ ≥ 0 (finite; μ = 0, nothing released, gives 0) and ε ≥ 0: a certified upper
+// bound, in [0, 1].
 [[nodiscard]] double AnalyticGaussianDelta(double mu, double epsilon);
 
 // The smallest ε ≥ 0 with δ_μ(ε) ≤ δ, δ ∈ (0, 1): a certified upper bound (δ_μ at the returned ε
-// is certified ≤ δ), within 1e-12 relative of the true value.
+// is certified ≤ δ), within 1e-12 relative of the true value; 0 for μ = 0.
 [[nodiscard]] double AnalyticGaussianEpsilon(double mu, double delta);
 
 }  // namespace rdpkit::accountant
