@@ -8,7 +8,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Callable, Optional, Sequence, Tuple, Union
 
-from . import _rdpkit
+from . import _json, _rdpkit
 
 PLACEHOLDER = "?"
 
@@ -55,7 +55,7 @@ class Event:
         self._json = data
         if not _has_placeholder(data):
             # Validates every field (InvalidArgumentError naming its JSON path).
-            _rdpkit.canonical_event(json.dumps(data))
+            _rdpkit.canonical_event(_json.dumps(data))
 
     @classmethod
     def from_json(cls, value: Union[str, dict]) -> "Event":
@@ -72,7 +72,7 @@ class Event:
         return json.loads(json.dumps(self._json))
 
     def to_json_text(self) -> str:
-        return json.dumps(self._json, sort_keys=True)
+        return _json.dumps(self._json, sort_keys=True)
 
     @property
     def event_kind(self) -> str:
@@ -298,7 +298,7 @@ def _as_event_or_placeholder(event):
     if isinstance(event, Event):
         return event.to_json_text()
     if isinstance(event, dict):
-        return json.dumps(_to_plain(event))
+        return _json.dumps(_to_plain(event))
     return str(event)
 
 

@@ -15,7 +15,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
-from . import _rdpkit
+from . import _json, _rdpkit
 from ._errors import InvalidArgumentError, PrivacyLeakWarning
 from .accounting import Event
 
@@ -184,8 +184,8 @@ class _DPGBTBase(BaseEstimator):
         if schema is not None and "n_classes" not in schema and schema["task"] == "multiclass":
             schema["n_classes"] = len(self.classes_)
         self.model_ = _rdpkit.train(X, np.ascontiguousarray(y_encoded, dtype=np.float64), names,
-                                    "" if schema is None else json.dumps(schema),
-                                    json.dumps(config))
+                                    "" if schema is None else _json.dumps(schema),
+                                    _json.dumps(config))
         self._set_fitted_attributes()
         return self
 

@@ -48,6 +48,11 @@ def test_event_json_round_trip_and_kinds():
      "poisson_sampled.sampling_probability"),
     (lambda: rdpkit.Event.from_json('{"gaussian": {"sigma": 1}}'), "gaussian"),
     (lambda: rdpkit.Event.from_json("{not json"), "event"),
+    # NaN and infinities are not JSON: named as any other bad value, not "malformed JSON".
+    (lambda: rdpkit.GaussianEvent(float("nan")), "gaussian.noise_multiplier"),
+    (lambda: rdpkit.LaplaceEvent(float("inf")), "laplace.noise_multiplier"),
+    (lambda: rdpkit.Event.from_json('{"composed": [{"gaussian": {"noise_multiplier": NaN}}]}'),
+     "composed[0].gaussian.noise_multiplier"),
 ])
 def test_bad_events_raise_value_errors_naming_the_field(make, field):
     with pytest.raises(ValueError) as info:
@@ -151,3 +156,11 @@ def test_plot_privacy_curve_draws_the_curve():
     xs, ys = ax.lines[0].get_data()
     assert list(xs)[0] == 1 and list(xs)[-1] == 100
     assert ys[-1] == rdpkit.epsilon(rdpkit.SelfComposedEvent(DPSGD_STEP, 100), 1e-5).epsilon
+
+
+def test_nothing_released_spends_nothing():
+    """A count of 0 or an empty composition: ε = 0 from the exact Gaussian accountant."""
+    for event in (rdpkit.SelfComposedEvent(rdpkit.GaussianEvent(1.0), 0),
+                  rdpkit.Event.from_json('{"composed": []}')):
+        result = rdpkit.epsilon(event, delta=1e-5)
+        assert result.epsilon == 0 and result.accountant == "gaussian"

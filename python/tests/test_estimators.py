@@ -135,6 +135,10 @@ def test_values_outside_the_bounds_are_clipped_and_counted(regression_data):
     (dict(bounds=[(0, 1)] * 3), "bounds"),
     (dict(bounds=[(1, 0)] * 4), "features[0]"),
     (dict(random_state=-1), "random_state"),
+    (dict(epsilon=float("nan")), "privacy.epsilon"),
+    (dict(epsilon=float("inf")), "privacy.epsilon"),
+    (dict(learning_rate=float("inf")), "learning_rate"),
+    (dict(bounds=[(0, float("nan"))] * 4), "features[0].max"),
 ])
 def test_bad_parameters_raise_value_errors_naming_them(binary_data, params, field):
     X, y = binary_data
