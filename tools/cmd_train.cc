@@ -278,6 +278,11 @@ int TrainOnRanks(const TrainArgs& args, std::ostream& out, TrainRanks& ranks) {
         "feature bounds that do not come from the data (pass --schema schema.json; "
         "--bounds-from-data overrides this and leaks privacy)");
   }
+  // Where rank 0 will write, checked before the data is read and the model trained.
+  if (ranks.rank() == 0) {
+    trees::CheckOutputPath(args.out, "out");
+    if (!args.report.empty()) trees::CheckOutputPath(args.report, "report");
+  }
   nlohmann::json config_json = ConfigJson(args);
   trees::Schema schema;
   const trees::TrainerConfig given = CheckedSchemaAndConfig(args, ranks, schema, config_json);

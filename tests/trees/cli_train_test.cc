@@ -329,6 +329,25 @@ TEST(TrainCommand, BadInputsNameTheFieldAndWriteNothing) {
   EXPECT_EQ(files, 3);  // train.csv, schema.json, bad.csv
 }
 
+// An output that cannot be written is refused before the data is read (a missing --data file
+// would be the error otherwise), not after the training it would throw away.
+TEST(TrainCommand, UnwritableOutputsAreRefusedBeforeTraining) {
+  const Toy toy;
+  TrainArgs args = toy.Args(nullptr);
+  args.quiet = true;
+  args.data = toy.dir.File("absent.csv");
+  args.out = toy.dir.File("no_such_folder/model.json");
+  EXPECT_THAT([&] { Train(args); },
+              ThrowsMessage<InvalidArgument>(HasSubstr("out: \"" + args.out + "\": its folder")));
+  args.out = toy.dir.path().string();
+  EXPECT_THAT([&] { Train(args); }, ThrowsMessage<InvalidArgument>(HasSubstr("is a directory")));
+  args.out = toy.model;
+  args.report = toy.dir.File("no_such_folder/log.json");
+  EXPECT_THAT([&] { Train(args); }, ThrowsMessage<InvalidArgument>(HasSubstr("report: ")));
+  args.report.clear();
+  EXPECT_THAT([&] { Train(args); }, ThrowsMessage<InvalidArgument>(HasSubstr("absent.csv")));
+}
+
 TEST(PredictCommand, WritesOneProbabilityPerRowAndIgnoresTheLabel) {
   const Toy toy;
   TrainArgs args = toy.Args(nullptr);

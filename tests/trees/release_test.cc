@@ -204,6 +204,31 @@ TEST(FileOutput, RefusesNonRegularTargetsAndKeepsModes) {
   }
 }
 
+// CheckOutputPath refuses what WriteFileAtomically would, and a missing folder, and writes
+// nothing.
+TEST(FileOutput, CheckOutputPathRefusesUpFrontAndWritesNothing) {
+  ScratchDir dir;
+  EXPECT_NO_THROW(trees::CheckOutputPath(dir.File("new.json")));
+  EXPECT_FALSE(std::filesystem::exists(dir.File("new.json")));
+  EXPECT_NO_THROW(trees::CheckOutputPath(dir.Write("old.json", "x")));
+  EXPECT_THAT([&] { trees::CheckOutputPath(""); },
+              ThrowsMessage<InvalidArgument>(HasSubstr("empty path")));
+  EXPECT_THAT([&] { trees::CheckOutputPath(dir.path().string(), "report"); },
+              ThrowsMessage<InvalidArgument>(HasSubstr("report: ")));
+  EXPECT_THAT([&] { trees::CheckOutputPath(dir.File("a/b.json")); },
+              ThrowsMessage<InvalidArgument>(HasSubstr("does not exist")));
+  EXPECT_THAT([&] { trees::CheckOutputPath(dir.Write("plain", "x") + "/b.json"); },
+              ThrowsMessage<InvalidArgument>(HasSubstr("does not exist")));
+  EXPECT_THAT([&] { trees::CheckOutputPath("/dev/null"); },
+              ThrowsMessage<InvalidArgument>(HasSubstr("is a device")));
+  if (geteuid() != 0) {  // root may write anywhere
+    const std::string locked = dir.File("locked");
+    ASSERT_EQ(mkdir(locked.c_str(), 0555), 0);
+    EXPECT_THAT([&] { trees::CheckOutputPath(locked + "/m.json"); },
+                ThrowsMessage<InvalidArgument>(HasSubstr("cannot create a file in")));
+  }
+}
+
 // Issue 11, point 12: a temporary left by a killed writer (its process gone) is removed by the
 // next write to the same target; one of a live process is left alone.
 TEST(FileOutput, RemovesTemporariesOfDeadWriters) {

@@ -108,25 +108,55 @@ bool WriteAll(int fd, const std::string& text) {
   return true;
 }
 
-}  // namespace
+// A target path split into its folder and file name, after the checks both entry points share.
+struct Target {
+  std::string dir;
+  std::string name;
+  bool exists = false;
+  struct stat existing {};
+};
 
-void WriteFileAtomically(const std::string& path, const std::string& text,
-                         const std::string& field) {
+Target CheckedTarget(const std::string& path, const std::string& field) {
   if (path.empty()) throw InvalidArgument(field, "empty path");
+  Target target;
   const std::size_t slash = path.find_last_of('/');
-  const std::string dir =
-      slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
-  const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
-  if (name.empty() || name == "." || name == "..") {
+  target.dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+  target.name = slash == std::string::npos ? path : path.substr(slash + 1);
+  if (target.name.empty() || target.name == "." || target.name == "..") {
     throw InvalidArgument(field, "\"" + path + "\" names a directory, not a file");
   }
-  struct stat existing {};
-  const bool exists = lstat(path.c_str(), &existing) == 0;
-  if (exists && !S_ISREG(existing.st_mode)) {
-    throw InvalidArgument(field, "\"" + path + "\" is " + KindOf(existing.st_mode) +
+  target.exists = lstat(path.c_str(), &target.existing) == 0;
+  if (target.exists && !S_ISREG(target.existing.st_mode)) {
+    throw InvalidArgument(field, "\"" + path + "\" is " + KindOf(target.existing.st_mode) +
                                      "; rdpkit writes only to a regular file or a new path "
                                      "(give the real file's path)");
   }
+  return target;
+}
+
+}  // namespace
+
+void CheckOutputPath(const std::string& path, const std::string& field) {
+  const Target target = CheckedTarget(path, field);
+  struct stat folder {};
+  if (stat(target.dir.c_str(), &folder) != 0 || !S_ISDIR(folder.st_mode)) {
+    throw InvalidArgument(field, "\"" + path + "\": its folder \"" + target.dir +
+                                     "\" does not exist (create it first)");
+  }
+  // The temporary file and the rename both need write and search permission on the folder.
+  if (access(target.dir.c_str(), W_OK | X_OK) != 0) {
+    throw InvalidArgument(
+        field, "cannot create a file in \"" + target.dir + "\": " + std::strerror(errno));
+  }
+}
+
+void WriteFileAtomically(const std::string& path, const std::string& text,
+                         const std::string& field) {
+  const Target target = CheckedTarget(path, field);
+  const std::string& dir = target.dir;
+  const std::string& name = target.name;
+  const bool exists = target.exists;
+  const struct stat& existing = target.existing;
   RemoveStaleTemporaries(dir, name);
 
   std::random_device entropy;

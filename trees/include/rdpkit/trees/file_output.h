@@ -18,6 +18,12 @@ namespace rdpkit::trees {
 void WriteFileAtomically(const std::string& path, const std::string& text,
                          const std::string& field = "out");
 
+// Refuses up front (before hours of training, say) a target that WriteFileAtomically would
+// refuse or fail on: an empty path, one that names a directory, an existing file that is not a
+// regular file, or a folder that does not exist or that this process cannot write to.
+// InvalidArgument naming field. Writes nothing.
+void CheckOutputPath(const std::string& path, const std::string& field = "out");
+
 }  // namespace rdpkit::trees
 
 #endif  // RDPKIT_TREES_FILE_OUTPUT_H_
