@@ -16,7 +16,7 @@ GaussianMechanism::GaussianMechanism(double sensitivity, double noise_multiplier
           noise_multiplier, "(0, inf)");
   // Rounded up, so the noise is never smaller than sensitivity·σ (the accounted amount).
   stddev_ = internal::ProductRoundedUp(sensitivity, noise_multiplier);
-  internal::RequireScaleInRange(stddev_, "stddev");
+  internal::RequireScaleInRange(stddev_, "stddev (sensitivity × noise_multiplier)");
   granularity_exponent_ = internal::GridExponent(stddev_);
   granularity_ = std::ldexp(1.0, granularity_exponent_);
 }

@@ -16,7 +16,7 @@ LaplaceMechanism::LaplaceMechanism(double sensitivity, double noise_multiplier)
           noise_multiplier, "(0, inf)");
   // Rounded up: the scale is never below sensitivity·noise_multiplier (the accounted amount).
   scale_ = internal::ProductRoundedUp(sensitivity, noise_multiplier);
-  internal::RequireScaleInRange(scale_, "scale");
+  internal::RequireScaleInRange(scale_, "scale (sensitivity × noise_multiplier)");
   granularity_exponent_ = internal::GridExponent(scale_);
   granularity_ = std::ldexp(1.0, granularity_exponent_);
 }

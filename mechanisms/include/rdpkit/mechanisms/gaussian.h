@@ -28,7 +28,7 @@ inline constexpr std::size_t kMaxDimension = std::size_t{1} << 40;
 class GaussianMechanism {
  public:
   // Both finite and > 0 (else InvalidArgument naming the field); their product must lie in
-  // [2^-900, 2^900] (field "stddev").
+  // [2^-900, 2^900] (field "stddev (sensitivity × noise_multiplier)").
   GaussianMechanism(double sensitivity, double noise_multiplier);
 
   // One noise draw (the grid-snapped noise itself, i.e. Add(0, rng)).

@@ -16,7 +16,8 @@ namespace rdpkit::mechanisms {
 class LaplaceMechanism {
  public:
   // Both finite and > 0 (else InvalidArgument naming the field); their product in
-  // [2^-900, 2^900] (field "scale"). sensitivity is the L1 sensitivity of what AddTo receives.
+  // [2^-900, 2^900] (field "scale (sensitivity × noise_multiplier)"). sensitivity is the L1
+  // sensitivity of what AddTo receives.
   LaplaceMechanism(double sensitivity, double noise_multiplier);
 
   [[nodiscard]] double Sample(Random& rng) const;  // Add(0, rng)
