@@ -196,6 +196,26 @@ TEST(Sensitivities, ClippingAndUpdates) {
   EXPECT_DOUBLE_EQ(regression.b, 1.0);
 }
 
+// The pair's sensitivity scales the noise, so it is never below √(a² + b²) (checked in long
+// double over clips whose squares round), and a tiny clip does not underflow it to 0.
+TEST(Sensitivities, PairIsAnUpperBoundWithoutUnderflow) {
+  for (const double g : {1.0, 0.5, 0.3, 0.1, 1.0 / 3, 0.7071, 2.9}) {
+    for (const double h : {0.25, 0.1, 0.15, 0.2, 1.0 / 7, 0.01}) {
+      Sensitivities s;
+      s.a = g;
+      s.b = h;
+      const long double exact =
+          std::sqrt(static_cast<long double>(g) * g + static_cast<long double>(h) * h);
+      EXPECT_GE(static_cast<long double>(s.pair()), exact) << g << " " << h;
+      EXPECT_NEAR(s.pair(), static_cast<double>(exact), 1e-15) << g << " " << h;
+    }
+  }
+  Sensitivities tiny;
+  tiny.a = 1e-300;
+  tiny.b = 1e-300;
+  EXPECT_GE(tiny.pair(), 1e-300 * std::sqrt(2.0) * (1 - 1e-15));
+}
+
 TEST(PlannedEvent, SubsampledTreesAreOneLinearGaussianPerTree) {
   // S-BDT §6.3: per tree the queries are Gaussian (curve α·c), so the tree is one Gaussian with
   // σ_eff = 1/√(2c); IH trees add m Hessian histograms: c = (m + 1)/(2σ²) → σ/√(m + 1).

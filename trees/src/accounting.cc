@@ -11,6 +11,7 @@
 #include "rdpkit/accountant/convert.h"
 #include "rdpkit/accountant/errors.h"
 #include "rdpkit/accountant/run_calibration.h"
+#include "rounding.h"
 #include "softmax.h"
 
 namespace rdpkit::trees {
@@ -50,7 +51,8 @@ QueryCounts CountQueries(const TrainerConfig& config, const QueryShape& shape) {
   return c;
 }
 
-double Sensitivities::pair() const { return std::sqrt(a * a + b * b); }
+// hypot: no underflow of a² for tiny clips, within one ulp of √(a² + b²); rounded up.
+double Sensitivities::pair() const { return internal::RoundedUp(std::hypot(a, b), 1); }
 
 Sensitivities StatisticSensitivities(const TrainerConfig& config, int n_classes) {
   if (TaskOfObjective(config.objective) == Task::kMulticlass) {

@@ -6,6 +6,7 @@
 
 #include "distributed_release.h"
 #include "rdpkit/accountant/errors.h"
+#include "rounding.h"
 #include "split_strategy.h"
 
 namespace rdpkit::trees::internal {
@@ -205,7 +206,7 @@ void QueryPlan::BuildStatisticMechanisms() {
     counts.split = totals.split;
     counts.leaf = totals.leaf;
     exponential_epsilon_ = ExponentialEpsilon(counts, sigma);
-    exponential_.emplace(exponential_epsilon_, 3 * s.a * s.a);
+    exponential_.emplace(exponential_epsilon_, RoundedUp(3 * s.a * s.a, 2));
   }
 }
 

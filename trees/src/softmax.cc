@@ -5,6 +5,7 @@
 #include <string>
 
 #include "rdpkit/accountant/errors.h"
+#include "rounding.h"
 #include "schema_classes.h"
 
 namespace rdpkit::trees::internal {
@@ -31,14 +32,16 @@ Sensitivities MulticlassSensitivities(const TrainerConfig& config, int n_classes
   }
   // ‖p − e_y‖² = (1 − p_y)² + Σ_{k≠y} p_k² ≤ 2(1 − p_y)² < 2, and the L2 clip caps it at g*
   // (docs/trees_training.md "Multiclass", Lemma 1).
+  // (sqrt(2.0) rounds up: 1.41421356237309514… > √2.)
   s.a = std::min(config.gradient_clip, std::sqrt(2.0));
   if (newton) {
     // Σ h_k² ≤ max_k h_k · Σ h_k ≤ min(h*, 1/4)·min(K·h*, 1 − Σ p_k²) and Σ p_k² ≥ 1/K
     // (Cauchy–Schwarz): docs/trees_training.md "Multiclass", Lemma 2.
+    // Two square roots (no underflow of the product for tiny clips) of ≤ 3 rounded operations.
     const double h_max = std::min(config.hessian_clip, 0.25);
-    s.b = std::sqrt(h_max * std::min(k * config.hessian_clip, 1 - 1 / k));
+    s.b = RoundedUp(std::sqrt(h_max) * std::sqrt(std::min(k * config.hessian_clip, 1 - 1 / k)), 5);
   } else {
-    s.b = std::sqrt(k);  // (g_k, 1) in each of the K class trees
+    s.b = RoundedUp(std::sqrt(k), 1);  // (g_k, 1) in each of the K class trees
   }
   return s;
 }
