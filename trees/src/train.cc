@@ -27,6 +27,7 @@
 #include "rdpkit/accountant/individual.h"
 #include "rdpkit/mechanisms/random.h"
 #include "rdpkit/trees/accounting.h"
+#include "rounding.h"
 #include "routing.h"
 #include "row_sample.h"
 #include "row_statistics.h"
@@ -212,19 +213,19 @@ double Trainer::InitialScore() {
 void Trainer::ApplyFilter() {
   // S-BDT Alg. 2 lines 7–8: each record's individual RDP for this round from its sensitivity
   // ratios c_d = |statistic_d|/s_d (Thm 19, Cor. 21; spherical noise: one ratio ‖(a, b)‖/‖s‖);
-  // records that cannot afford the round sit it out (Feldman & Zrnic 2021, Alg. 3).
+  // records that cannot afford the round sit it out (Feldman & Zrnic 2021, Alg. 3). Ratios are
+  // rounded up (rounding.h): a record pays at least its true loss.
   const std::size_t dims = config_.leaf_noise_weights.empty() ? 1 : 2;
   filter_ratios_.resize(n_ * dims);
+  const Sensitivities& bound = plan_->sensitivities();
+  const double pair_bound = bound.pair();
   for (std::size_t i = 0; i < n_; ++i) {
     const Pair s = classes_ ? classes_->Norms(i) : stats()[i];  // softprob: ‖g_i‖, ‖h_i‖
     if (dims == 1) {
-      filter_ratios_[i] =
-          std::min(1.0, std::sqrt(s.a * s.a + s.b * s.b) / plan_->sensitivities().pair());
+      filter_ratios_[i] = internal::RatioUp(internal::Norm(s.a, s.b), pair_bound);
     } else {
-      filter_ratios_[2 * i] =
-          std::min(1.0, std::fabs(s.b) / plan_->sensitivities().b);  // Hessian, r1
-      filter_ratios_[2 * i + 1] =
-          std::min(1.0, std::fabs(s.a) / plan_->sensitivities().a);  // gradient, r2
+      filter_ratios_[2 * i] = internal::RatioUp(std::fabs(s.b), bound.b);      // Hessian, r1
+      filter_ratios_[2 * i + 1] = internal::RatioUp(std::fabs(s.a), bound.a);  // gradient, r2
     }
   }
   const std::size_t taking_part = filter_->ChargeRound(*filter_table_, filter_ratios_, &admitted_);
