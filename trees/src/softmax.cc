@@ -131,10 +131,13 @@ void MulticlassStatistics(Objective objective, LeafUpdate leaf_update, const dou
     for (std::size_t c = 0; c < k; ++c) g[c] = std::min(std::max(g[c], -g_clip), g_clip);
     return;
   }
-  // L2 clipping of the gradient vector to norm g* (Abadi et al. 2016 Alg. 1 line "clip").
+  // L2 clipping of the gradient vector to norm g* (Abadi et al. 2016 Alg. 1 line "clip"), aimed
+  // 1e-12 (relative) below the bound s_a = min(g*, √2): the computed norm may be up to K + 1
+  // roundings below the true one, and the released vector's true norm must not exceed s_a.
+  const double limit = std::min(g_clip, std::sqrt(2.0)) * (1 - 1e-12);
   const double norm = std::sqrt(norm2);
-  if (norm > g_clip) {
-    const double scale = g_clip / norm;
+  if (norm > limit) {
+    const double scale = limit / norm;
     for (std::size_t c = 0; c < k; ++c) g[c] *= scale;
   }
 }
