@@ -374,7 +374,7 @@ void DeclareNoiseKeys(Visitor& v, Config& c) {
          .absent = "absent (secure randomness)"});
   v.Key("threads", c.threads,
         {.range = Closed(1, 256),
-         .what = "worker threads (same trees for any count; sums differ only by rounding)"});
+         .what = "worker threads (the same model for any count: sums are exact)"});
   v.Key("distributed_noise", c.distributed_noise,
         {.what = "runs over several ranks: noise drawn once on rank 0, or K shares N(0, σ²/K) "
                  "under secure aggregation (docs/distributed.md)",

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "rdpkit/accountant/errors.h"
+#include "statistics.h"
 
 namespace rdpkit::trees::internal {
 namespace {
@@ -104,14 +105,19 @@ InitialScoreRelease PrivateInitialScore(const std::vector<double>& labels,
                                         const std::uint8_t* binary_labels, std::size_t n,
                                         double clip, QueryPlan& plan) {
   const bool binary = binary_labels != nullptr;
-  double sum = 0;
+  // An exact sum (statistics.h): a rounded double sum could move by more than the clip, the
+  // Laplace release's L1 sensitivity, when one record is added or removed.
+  const double bound = binary ? std::min(clip, 1.0) : clip;
+  const FixedPoint fixed(bound);
+  std::int64_t exact = 0;
   if (binary) {
-    std::size_t ones = 0;
+    std::int64_t ones = 0;
     for (std::size_t i = 0; i < n; ++i) ones += binary_labels[i];
-    sum = static_cast<double>(ones) * std::min(clip, 1.0);  // Σ clamp(y, 0, clip), y ∈ {0, 1}
+    exact = ones * fixed.ToFixed(bound);  // Σ clamp(y, 0, clip), y ∈ {0, 1}
   } else {
-    for (double y : labels) sum += std::clamp(y, -clip, clip);
+    for (double y : labels) exact += fixed.ToFixed(std::clamp(y, -clip, clip));
   }
+  const double sum = fixed.ToDouble(exact);
   const auto [noisy_count, noisy_sum] = plan.ReleaseInitialScore(static_cast<double>(n), sum);
   const double mean = noisy_sum / std::max(noisy_count, 1.0);
   if (!binary) return {std::clamp(mean, -clip, clip), noisy_count, noisy_sum};

@@ -2,6 +2,12 @@
 #ifndef RDPKIT_TREES_SRC_STATISTICS_H_
 #define RDPKIT_TREES_SRC_STATISTICS_H_
 
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
 namespace rdpkit::trees::internal {
 
 // One record's statistics, or their sum over a cell of rows: a is the gradient-type statistic
@@ -17,6 +23,73 @@ struct Pair {
 };
 inline Pair operator-(Pair x, const Pair& y) { return {x.a - y.a, x.b - y.b}; }
 inline Pair operator+(Pair x, const Pair& y) { return {x.a + y.a, x.b + y.b}; }
+
+// Exact sums (docs/trees_training.md "Exact sums"). A double sum of n records' statistics is off
+// by rounding, up to about n²·2^-53 of the bound in the worst case, so its sensitivity would
+// exceed the clip bound s that the noise is scaled to (Casacuberta et al. 2022). Instead each
+// record's value v (|v| ≤ s) enters a sum as the integer q = trunc(v·2^(kBits − e)), e = ⌈log2 s⌉,
+// so |q| ≤ s·2^(kBits − e): integers add exactly, in any order, and the sum of any set of records
+// changes by at most s (in units of 2^(e − kBits)) when one record is added or removed. Truncation
+// toward zero only shrinks values: the clip bound holds for every coordinate and every norm. The
+// sum converts back to a double exactly while |q| < 2^53, i.e. for cells of fewer than
+// 2^(53 − kBits) = 2^29 records.
+class FixedPoint {
+ public:
+  static constexpr int kBits = 24;  // resolution 2^-24 of the bound (≤ 2^-23 of s)
+  FixedPoint() = default;
+  explicit FixedPoint(double bound) {
+    int e = 0;
+    (void)std::frexp(bound, &e);  // bound = m·2^e, m ∈ [1/2, 1): ⌈log2 bound⌉ ≤ e
+    const int shift = std::max(-1022, std::min(1022, kBits - e));  // normal powers of two
+    to_fixed_ = std::ldexp(1.0, shift);
+    from_fixed_ = std::ldexp(1.0, -shift);
+  }
+  std::int64_t ToFixed(double value) const {  // truncates toward zero
+    return static_cast<std::int64_t>(value * to_fixed_);
+  }
+  double ToDouble(std::int64_t sum) const { return static_cast<double>(sum) * from_fixed_; }
+
+ private:
+  double to_fixed_ = 1;
+  double from_fixed_ = 1;
+};
+
+// A cell's exact sums of the records' (a, b) in the fixed points of the a and b bounds.
+struct FixedPair {
+  std::int64_t a = 0;
+  std::int64_t b = 0;
+  FixedPair& operator+=(const FixedPair& o) {
+    a += o.a;
+    b += o.b;
+    return *this;
+  }
+};
+
+// The fixed points of a run's two statistics, from their bounds (the sensitivities s_a and s_b,
+// or 1 for a b that counts records).
+struct FixedScales {
+  FixedPoint a;
+  FixedPoint b;
+  FixedScales(double bound_a, double bound_b) : a(bound_a), b(bound_b) {}
+  FixedPair ToFixed(const Pair& p) const { return {a.ToFixed(p.a), b.ToFixed(p.b)}; }
+  Pair ToPair(const FixedPair& q) const { return {a.ToDouble(q.a), b.ToDouble(q.b)}; }
+};
+
+// The exact sums of per-worker partial sums, each `copies` interleaved blocks of `size` cells
+// (cell c of block j at j·size + c), as doubles.
+inline std::vector<Pair> ExactSums(const std::vector<std::vector<FixedPair>>& partial,
+                                   std::size_t size, const FixedScales& scales,
+                                   std::size_t copies = 1) {
+  std::vector<FixedPair> total(size);
+  for (const auto& local : partial) {
+    for (std::size_t j = 0; j < copies; ++j) {
+      for (std::size_t c = 0; c < size; ++c) total[c] += local[j * size + c];
+    }
+  }
+  std::vector<Pair> sums(size);
+  for (std::size_t c = 0; c < size; ++c) sums[c] = scales.ToPair(total[c]);
+  return sums;
+}
 
 }  // namespace rdpkit::trees::internal
 

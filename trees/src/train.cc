@@ -40,6 +40,8 @@ namespace rdpkit::trees {
 namespace {
 
 using internal::BinnedMatrix;
+using internal::FixedPair;
+using internal::FixedScales;
 using internal::HeapTree;
 using internal::kMissingBin;
 using internal::Pair;
@@ -262,13 +264,16 @@ void Trainer::RefineCandidatesIh() {
     const FeatureSpec& spec = data_.schema.features[f];
     if (spec.categorical || bins_->candidates(f).empty()) continue;
     const std::size_t cells = bins_->candidates(f).size() + 1;
-    std::vector<double> hist(cells, 0.0);
+    const internal::FixedPoint fixed(plan_->sensitivities().b);  // exact sums (statistics.h)
+    std::vector<std::int64_t> exact(cells, 0);
     for (std::size_t i = 0; i < n_; ++i) {
       if (!in_sample_.Has(i)) continue;
       const std::uint16_t bin = bins_->bin(f, i);
       if (bin == kMissingBin) continue;
-      hist[bin] += stats()[i].b;
+      exact[bin] += fixed.ToFixed(stats()[i].b);
     }
+    std::vector<double> hist(cells);
+    for (std::size_t c = 0; c < cells; ++c) hist[c] = fixed.ToDouble(exact[c]);
     plan_->ReleaseHessianHistogram(hist);
     bins_->SetCandidates(f, internal::RefineIterativeHessian(spec, bins_->candidates(f), hist,
                                                              config_.split_candidates.count));
@@ -276,19 +281,17 @@ void Trainer::RefineCandidatesIh() {
 }
 
 void Trainer::SumLeaves(std::size_t leaves, std::vector<Pair>& sums) {
+  const FixedScales scales(plan_->sensitivities().a, plan_->sensitivities().b);
   const int chunks = pool_.Chunks(n_);
-  std::vector<std::vector<Pair>> partial(static_cast<std::size_t>(chunks),
-                                         std::vector<Pair>(leaves));
+  std::vector<std::vector<FixedPair>> partial(static_cast<std::size_t>(chunks),
+                                              std::vector<FixedPair>(leaves));
   pool_.ParallelFor(n_, [&](std::size_t begin, std::size_t end, int w) {
     auto& local = partial[static_cast<std::size_t>(w)];
     for (std::size_t i = begin; i < end; ++i) {
-      if (in_sample_.Has(i)) local[node_of_[i]] += stats()[i];
+      if (in_sample_.Has(i)) local[node_of_[i]] += scales.ToFixed(stats()[i]);
     }
   });
-  sums.assign(leaves, Pair{});
-  for (const auto& local : partial) {
-    for (std::size_t l = 0; l < leaves; ++l) sums[l] += local[l];
-  }
+  sums = ExactSums(partial, leaves, scales);
 }
 
 std::vector<Pair> Trainer::Histogram(const std::vector<int>& features, std::size_t cells,
@@ -298,14 +301,16 @@ std::vector<Pair> Trainer::Histogram(const std::vector<int>& features, std::size
   const std::size_t k = features.size();
   const std::size_t size = k * count * cells;
   const int chunks = pool_.Chunks(n_);
-  std::vector<std::vector<Pair>> partial(static_cast<std::size_t>(chunks), std::vector<Pair>(size));
+  const FixedScales scales(plan_->sensitivities().a, count_as_b ? 1.0 : plan_->sensitivities().b);
+  std::vector<std::vector<FixedPair>> partial(static_cast<std::size_t>(chunks),
+                                              std::vector<FixedPair>(size));
   pool_.ParallelFor(n_, [&](std::size_t begin, std::size_t end, int w) {
     auto& local = partial[static_cast<std::size_t>(w)];
     for (std::size_t i = begin; i < end; ++i) {
       if (!in_sample_.Has(i)) continue;
       const std::size_t node = node_of_[i];
       const Pair& row = stats()[i];
-      const Pair s = count_as_b ? Pair{row.a, 1.0} : row;
+      const FixedPair s = scales.ToFixed(count_as_b ? Pair{row.a, 1.0} : row);
       for (std::size_t slot = 0; slot < k; ++slot) {
         const auto f = static_cast<std::size_t>(features[slot]);
         const std::uint16_t bin = bins_->bin(f, i);
@@ -320,11 +325,7 @@ std::vector<Pair> Trainer::Histogram(const std::vector<int>& features, std::size
       }
     }
   });
-  std::vector<Pair> hist(size);
-  for (const auto& local : partial) {
-    for (std::size_t c = 0; c < size; ++c) hist[c] += local[c];
-  }
-  return hist;
+  return ExactSums(partial, size, scales);
 }
 
 Tree Trainer::ToModelTree(const HeapTree& tree) const {
@@ -357,8 +358,9 @@ void Trainer::RouteToLeaves(const HeapTree& tree, std::vector<Pair>& sums) {
   // rows of the same leaf in a row do not wait on each other's stores; copies are added in order.
   constexpr std::size_t kCopies = 4;
   const std::size_t copies = fused ? kCopies : 1;
-  std::vector<std::vector<Pair>> partial(static_cast<std::size_t>(chunks),
-                                         std::vector<Pair>(copies * leaves));
+  const FixedScales scales(plan_->sensitivities().a, plan_->sensitivities().b);
+  std::vector<std::vector<FixedPair>> partial(static_cast<std::size_t>(chunks),
+                                              std::vector<FixedPair>(copies * leaves));
   const internal::RowStatistics::Pass pass =
       fused ? rows_->BeginPass() : internal::RowStatistics::Pass{};
   pool_.ParallelFor(n_, [&](std::size_t begin, std::size_t end, int w) {
@@ -366,7 +368,7 @@ void Trainer::RouteToLeaves(const HeapTree& tree, std::vector<Pair>& sums) {
     static_assert(kBlock <= internal::RowStatistics::kMaxBlock);
     alignas(64) double gh[2 * kBlock];
     std::uint16_t leaf[kBlock];
-    Pair* local = partial[static_cast<std::size_t>(w)].data();
+    FixedPair* local = partial[static_cast<std::size_t>(w)].data();
     for (std::size_t start = begin; start < end; start += kBlock) {
       const std::size_t count = std::min(kBlock, end - start);
       if (fused) {
@@ -376,35 +378,30 @@ void Trainer::RouteToLeaves(const HeapTree& tree, std::vector<Pair>& sums) {
       std::memcpy(node_of_.data() + start, leaf, count * sizeof(std::uint16_t));
       if (!fused) {
         for (std::size_t r = 0; r < count; ++r) {
-          if (in_sample_.Has(start + r)) local[leaf[r]] += stats()[start + r];
+          if (in_sample_.Has(start + r)) local[leaf[r]] += scales.ToFixed(stats()[start + r]);
         }
         continue;
       }
-      Pair* copy[kCopies];
+      FixedPair* copy[kCopies];
       for (std::size_t c = 0; c < kCopies; ++c) copy[c] = local + c * leaves;
       std::size_t r = 0;
       for (; r + kCopies <= count; r += kCopies) {
 #pragma GCC unroll 4
         for (std::size_t c = 0; c < kCopies; ++c) {
-          Pair& sum = copy[c][leaf[r + c]];
-          sum.a += gh[2 * (r + c)];
-          sum.b += gh[2 * (r + c) + 1];
+          FixedPair& sum = copy[c][leaf[r + c]];
+          sum.a += scales.a.ToFixed(gh[2 * (r + c)]);
+          sum.b += scales.b.ToFixed(gh[2 * (r + c) + 1]);
         }
       }
       for (; r < count; ++r) {
-        Pair& sum = copy[r % kCopies][leaf[r]];
-        sum.a += gh[2 * r];
-        sum.b += gh[2 * r + 1];
+        FixedPair& sum = copy[r % kCopies][leaf[r]];
+        sum.a += scales.a.ToFixed(gh[2 * r]);
+        sum.b += scales.b.ToFixed(gh[2 * r + 1]);
       }
     }
   });
   if (fused) rows_->EndPass();  // the margins now hold every tree before this one
-  sums.assign(leaves, Pair{});
-  for (const auto& p : partial) {
-    for (std::size_t c = 0; c < copies; ++c) {
-      for (std::size_t l = 0; l < leaves; ++l) sums[l] += p[c * leaves + l];
-    }
-  }
+  sums = ExactSums(partial, leaves, scales, copies);
 }
 
 void Trainer::RefineCandidatesFromRoot(const std::vector<int>& features,
