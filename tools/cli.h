@@ -39,7 +39,8 @@ nlohmann::json ReadEventJson(const std::string& source, const std::string& field
 // Empty text, spaces, hex (0x10), inf, nan and numbers that overflow or underflow a double are
 // InvalidArgument(field, text, accepted); `accepted` states the range ("the numbers in (0, 1)").
 double ParseDecimal(const std::string& text, const std::string& field, const std::string& accepted);
-// A whole number in [0, 2^64) as plain decimal digits (no sign, exponent or hex).
+// A whole number in [0, 2^64) as plain decimal digits, or up to 2^53 in decimal or exponent
+// notation whose value is whole (6e4, 1.5e3); no sign, hex, or fraction.
 std::uint64_t ParseWholeNumber(const std::string& text, const std::string& field,
                                const std::string& accepted);
 // A comma-separated list of ParseDecimal numbers ("1.5,2,4"); names field on error.

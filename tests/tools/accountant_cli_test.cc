@@ -14,6 +14,7 @@
 #include <sstream>
 #include <string>
 
+#include "cli.h"
 #include "commands.h"
 #include "rdpkit/accountant/errors.h"
 
@@ -376,6 +377,20 @@ TEST(DpsgdCommand, AnswersEpsilonAndNoiseInTheUsersWords) {
   EXPECT_GT(s.at("noise_multiplier").get<double>(), 1.1);
   EXPECT_LE(s.at("epsilon").get<double>(), 1.0);
   EXPECT_EQ(s.at("event")["self_composed"]["count"], 3516);
+}
+
+// 60000 may be written 6e4; a fraction, a sign or a value beyond 2^53 in exponent form may not.
+TEST(WholeNumbers, DigitsOrExactExponentForms) {
+  const std::string accepted = "whole numbers in [1, 2^53]";
+  EXPECT_EQ(ParseWholeNumber("60000", "dataset-size", accepted), 60000u);
+  EXPECT_EQ(ParseWholeNumber("6e4", "dataset-size", accepted), 60000u);
+  EXPECT_EQ(ParseWholeNumber("1.5e3", "dataset-size", accepted), 1500u);
+  EXPECT_EQ(ParseWholeNumber("18446744073709551615", "seed", accepted), 18446744073709551615u);
+  for (const char* bad : {"2.5", "1e-3", "-1", "+5", "0x10", "1e16", "1e400", "", " 1", "nan"}) {
+    EXPECT_THAT([&] { (void)ParseWholeNumber(bad, "dataset-size", accepted); },
+                ThrowsMessage<InvalidArgument>(HasSubstr("dataset-size")))
+        << bad;
+  }
 }
 
 TEST(DpsgdCommand, BadInputNamesTheFlag) {
