@@ -26,6 +26,13 @@ constexpr const char* kBoundsWarning =
     "and the epsilon reported for this model does NOT cover it. Use a schema with public bounds "
     "for a differentially private model.\n";
 
+constexpr const char* kSeedWarning =
+    "rdpkit: WARNING: a seed makes every noise draw of this run reproducible. Anyone who learns "
+    "or guesses it (the trees' random splits let a guess be checked) can remove the noise, and "
+    "the epsilon reported does NOT hold against them. The model file does not record the seed. "
+    "Use a seed for tests and reproducible experiments; for a model you publish, give none "
+    "(secure randomness) or keep a secret random 64-bit seed.\n";
+
 // Appends the elapsed wall time to the lines the trainer writes to its progress stream:
 // "rdpkit train: 40/100 trees" becomes "rdpkit train: 40/100 trees (2.1 s elapsed)". At most one
 // line per kEvery is shown; the last line (the finished count) is always shown.
@@ -297,6 +304,9 @@ int TrainOnRanks(const TrainArgs& args, std::ostream& out, TrainRanks& ranks) {
           ? data.n_rows()
           : static_cast<std::size_t>(trees::SumOverRanks(*ranks.communicator(), data.n_rows()));
   const trees::TrainerConfig config = trees::ResolveConfig(config_json, data.schema, all_rows);
+  if (config.seed && config.privacy && args.err != nullptr && !args.quiet && ranks.rank() == 0) {
+    *args.err << kSeedWarning << std::flush;
+  }
 
   std::optional<ElapsedLines> progress_lines;
   std::optional<std::ostream> progress;

@@ -30,6 +30,13 @@ CONFIG_KEYS = (
     "renyi_filter", "non_private", "threads",
 )
 
+_SEED_WARNING = (
+    "random_state makes every noise draw of this fit reproducible: anyone who learns or guesses "
+    "it (the trees' random splits let a guess be checked) can remove the noise, and epsilon_ "
+    "does not hold against them. The model file does not record the seed. Use random_state for "
+    "tests and reproducible experiments; for a model you publish, leave it None (secure "
+    "randomness).")
+
 _BOUNDS_WARNING = (
     "bounds were not given: the feature bounds are read off the training data. This leaks "
     "private information (each feature's minimum and maximum are released with the model) and "
@@ -181,6 +188,8 @@ class _DPGBTBase(BaseEstimator):
         if schema is None:
             warnings.warn(_BOUNDS_WARNING, PrivacyLeakWarning, stacklevel=3)
         config = self.trainer_config()
+        if "seed" in config and not config.get("non_private", False):
+            warnings.warn(_SEED_WARNING, PrivacyLeakWarning, stacklevel=3)
         if schema is not None and "n_classes" not in schema and schema["task"] == "multiclass":
             schema["n_classes"] = len(self.classes_)
         self.model_ = _rdpkit.train(X, np.ascontiguousarray(y_encoded, dtype=np.float64), names,

@@ -97,6 +97,17 @@ def test_labels_are_any_two_classes_and_pandas_names_are_kept(binary_data):
     assert info.value.field == "y"
 
 
+def test_a_seed_warns_and_is_not_in_the_model(binary_data):
+    """A seed reproduces the noise: fitting with one warns, and the model file never holds it."""
+    X, y = binary_data
+    with pytest.warns(rdpkit.PrivacyLeakWarning, match="random_state"):
+        clf = rdpkit.DPGBTClassifier(bounds=BOUNDS, random_state=4, n_estimators=3).fit(X, y)
+    assert "seed" not in clf.model_json()["config"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", rdpkit.PrivacyLeakWarning)
+        rdpkit.DPGBTClassifier(bounds=BOUNDS, n_estimators=3).fit(X, y)  # secure: no warning
+
+
 def test_same_seed_same_model_other_seed_other_model(binary_data):
     X, y = binary_data
     a = rdpkit.DPGBTClassifier(bounds=BOUNDS, random_state=5, n_estimators=5).fit(X, y)
@@ -113,9 +124,8 @@ def test_without_bounds_warns_and_is_not_private(regression_data):
     assert not reg.private_ and reg.epsilon_ == float("inf") and reg.privacy_event_ is None
     assert reg.privacy_["private"] is False and reg.privacy_["bounds_from_data"] is True
     with warnings.catch_warnings():
-        warnings.simplefilter("error")  # public bounds: no warning
-        rdpkit.DPGBTRegressor(bounds=(-2, 2), random_state=0, n_estimators=5,
-                              label_bounds=(-5, 5)).fit(X, y)
+        warnings.simplefilter("error")  # public bounds and secure randomness: no warning
+        rdpkit.DPGBTRegressor(bounds=(-2, 2), n_estimators=5, label_bounds=(-5, 5)).fit(X, y)
 
 
 def test_values_outside_the_bounds_are_clipped_and_counted(regression_data):

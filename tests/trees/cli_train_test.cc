@@ -124,6 +124,22 @@ TEST(TrainCommand, QuietPrintsNothingOnStderr) {
   EXPECT_EQ(err.str(), "");
 }
 
+// A seed reproduces every noise draw: a private run with one says so, one without does not, and
+// the model file never records it.
+TEST(TrainCommand, ASeedWarnsAndIsNotInTheModel) {
+  const Toy toy;
+  std::ostringstream err;
+  TrainArgs args = toy.Args(&err);  // kConfig has seed 3
+  Train(args);
+  EXPECT_THAT(err.str(), HasSubstr("WARNING: a seed makes every noise draw"));
+  EXPECT_FALSE(nlohmann::json::parse(ReadText(toy.model))["config"].contains("seed"));
+  std::ostringstream secure_err;
+  args.err = &secure_err;
+  args.config = R"({"n_estimators": 4, "max_depth": 2, "privacy": {"epsilon": 2, "delta": 1e-5}})";
+  Train(args);
+  EXPECT_THAT(secure_err.str(), Not(HasSubstr("seed")));
+}
+
 TEST(TrainCommand, SameSeedGivesTheSameModelBytes) {
   const Toy toy;
   TrainArgs args = toy.Args(nullptr);
@@ -197,8 +213,8 @@ TEST(TrainCommand, FlagsTrainWithoutAConfigAndOverrideOne) {
   EXPECT_DOUBLE_EQ(summary["delta"].get<double>(), 1e-3);  // the largest power of ten below 1/200
   const nlohmann::json model = nlohmann::json::parse(ReadText(toy.model));
   EXPECT_EQ(model["objective"], "binary:logistic");
-  EXPECT_EQ(model["config"]["seed"], 3);
-  EXPECT_EQ(model["config"]["max_depth"], 4);  // the default
+  EXPECT_FALSE(model["config"].contains("seed"));  // it would reproduce every noise draw
+  EXPECT_EQ(model["config"]["max_depth"], 4);      // the default
   // Flags win over the config file's keys.
   args.config = kConfig;  // n_estimators 4, epsilon 2, delta 1e-5, seed 3
   args.epsilon = 1.0;
@@ -210,7 +226,13 @@ TEST(TrainCommand, FlagsTrainWithoutAConfigAndOverrideOne) {
   EXPECT_DOUBLE_EQ(over["delta"].get<double>(), 1e-6);
   EXPECT_LE(over["epsilon"].get<double>(), 1.0);
   EXPECT_GT(over["epsilon"].get<double>(), 0.99);
-  EXPECT_EQ(nlohmann::json::parse(ReadText(toy.model))["config"]["seed"], 9);
+  // --seed 9 won over the config's 3: the model is that of the config with seed 9.
+  const std::string flagged = ReadText(toy.model);
+  args.seed.reset();
+  args.config =
+      R"({"n_estimators": 6, "max_depth": 2, "privacy": {"epsilon": 1, "delta": 1e-6}, "seed": 9})";
+  Train(args);
+  EXPECT_EQ(ReadText(toy.model), flagged);
   // Without any privacy target the error says how to give one.
   args.config.clear();
   args.epsilon.reset();
@@ -240,6 +262,7 @@ TEST(TrainCommand, AutoSettingsAreChosenRecordedAndOverridable) {
   EXPECT_EQ(config["split_candidates"]["method"], "uniform_and_log");
   const trees::Model model = trees::Model::Load(toy.model);
   const trees::Dataset doubles = trees::LoadCsv(toy.data, model.schema);
+  config["seed"] = 3;  // not in the model (a seed reproduces the noise)
   const trees::TrainerConfig resolved =
       trees::ResolveConfig(config, doubles.schema, doubles.n_rows());
   EXPECT_EQ(trees::Train(doubles, resolved, trees::testing::Quiet()).ToJson()["trees"],

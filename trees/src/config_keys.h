@@ -370,7 +370,8 @@ void DeclareNoiseKeys(Visitor& v, Config& c) {
           });
   v.Key("seed", c.seed,
         {.accepted = "unsigned 64-bit integer",
-         .what = "seed of the noise generator (reproducible runs)",
+         .what = "seed of the noise generator (reproducible runs; it reproduces the noise, so "
+                 "never written to the model; warned about; not for published models)",
          .absent = "absent (secure randomness)"});
   v.Key("threads", c.threads,
         {.range = Closed(1, 256),

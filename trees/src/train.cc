@@ -529,7 +529,10 @@ Model Trainer::Run() {
   model.objective = config_.objective;
   model.base_score = base_score;
   model.feature_names = data_.feature_names;
-  model.config = config_.ToJson();  // with the adapted g*, if any (the same run again)
+  // With the adapted g*, if any, but never the seed: a seed reproduces every noise draw, so a
+  // model that carried it would release its exact sums (docs/trees_training.md "Randomness").
+  model.config = config_.ToJson();
+  model.config.erase("seed");
   model.n_classes = data_.schema.n_classes;
   model.classes = data_.schema.classes;
   model.trees.reserve(static_cast<std::size_t>(config_.n_estimators));
