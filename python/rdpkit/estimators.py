@@ -37,6 +37,12 @@ _SEED_WARNING = (
     "tests and reproducible experiments; for a model you publish, leave it None (secure "
     "randomness).")
 
+_CLASSES_WARNING = (
+    "classes were not given: the classes are read off y. Which classes occur (and so the "
+    "number of class trees) is released with the model and no epsilon covers it (a class that "
+    "only one record has gives that record away). Pass classes=[...] with the public list of "
+    "classes.")
+
 _BOUNDS_WARNING = (
     "bounds were not given: the feature bounds are read off the training data. This leaks "
     "private information (each feature's minimum and maximum are released with the model) and "
@@ -70,6 +76,7 @@ class _DPGBTBase(BaseEstimator):
                  feature_interaction=None, batch_size=None, subsample=None, gradient_clip=None,
                  hessian_clip=None, leaf_noise_weights=None, initial_score=None, renyi_filter=None,
                  non_private=None, threads=None, allow_large_delta=None, label_bounds=None,
+                 classes=None,
                  config=None):
         self.epsilon = epsilon
         self.delta = delta
@@ -101,6 +108,7 @@ class _DPGBTBase(BaseEstimator):
         self.threads = threads
         self.allow_large_delta = allow_large_delta
         self.label_bounds = label_bounds
+        self.classes = classes
         self.config = config
 
     # ------------------------------------------------------------------ configuration
@@ -253,8 +261,11 @@ class DPGBTClassifier(ClassifierMixin, _DPGBTBase):
 
     Parameters: epsilon, delta (the run's target; delta defaults to a power of ten below 1/n),
     bounds (public (min, max) per feature, or one pair for all; without it the bounds come from
-    the data with a PrivacyLeakWarning and the model is marked not private), random_state (the
-    config's seed) and every trainer config key under its config name (docs/trees_training.md).
+    the data with a PrivacyLeakWarning and the model is marked not private), classes (the public
+    list of class labels, in the model's order; without it the classes are read off y, and with
+    more than two a PrivacyLeakWarning says that which classes occur is released), random_state
+    (the config's seed; a seed reproduces the noise, see PrivacyLeakWarning) and every trainer
+    config key under its config name (docs/trees_training.md).
     After fit: epsilon_, delta_, privacy_event_, n_features_in_, classes_.
     """
 
@@ -269,9 +280,14 @@ class DPGBTClassifier(ClassifierMixin, _DPGBTBase):
     def fit(self, X, y):
         X, y = self._check_X_y(X, y, y_numeric=False)
         check_classification_targets(y)
-        encoder = LabelEncoder()
-        y_encoded = encoder.fit_transform(y)
-        self.classes_ = encoder.classes_
+        if self.classes is None:
+            encoder = LabelEncoder()
+            y_encoded = encoder.fit_transform(y)
+            self.classes_ = encoder.classes_
+            if len(self.classes_) > 2 and not self.non_private:
+                warnings.warn(_CLASSES_WARNING, PrivacyLeakWarning, stacklevel=2)
+        else:
+            y_encoded = self._encode_with_public_classes(y)
         objective = self.objective or self._auto_objective()
         if objective.startswith("binary:") and len(self.classes_) != 2:
             raise InvalidArgumentError(
@@ -282,6 +298,24 @@ class DPGBTClassifier(ClassifierMixin, _DPGBTBase):
                 f"y has {len(self.classes_)} class; {objective} needs at least 2", "y",
                 str(len(self.classes_)), "2 or more classes")
         return self._fit(X, y_encoded)
+
+    def _encode_with_public_classes(self, y):
+        """y as indices into the public class list `classes` (its order is the model's)."""
+        classes = np.asarray(list(self.classes))
+        if len(classes) < 2 or len(np.unique(classes)) != len(classes):
+            raise InvalidArgumentError(
+                f"classes = {list(self.classes)!r} must be at least 2 distinct labels", "classes",
+                repr(list(self.classes)), "a list of 2 or more distinct labels")
+        order = np.argsort(classes, kind="stable")
+        position = np.clip(np.searchsorted(classes[order], y), 0, len(classes) - 1)
+        unknown = classes[order][position] != y
+        if np.any(unknown):
+            label = np.asarray(y)[np.argmax(unknown)]
+            raise InvalidArgumentError(
+                f"y has the label {label!r}, which is not in classes", "y", repr(label),
+                f"the labels of classes: {list(self.classes)!r}")
+        self.classes_ = classes
+        return order[position]
 
     def predict_proba(self, X):
         """Class probabilities, columns in the order of classes_."""
@@ -315,6 +349,9 @@ class DPGBTRegressor(RegressorMixin, _DPGBTBase):
     _default_objective = "reg:squarederror"
 
     def fit(self, X, y):
+        if self.classes is not None:
+            raise InvalidArgumentError("classes is given for a regressor (classifiers only)",
+                                       "classes", repr(self.classes), "None")
         X, y = self._check_X_y(X, y, y_numeric=True)
         return self._fit(X, y)
 

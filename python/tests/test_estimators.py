@@ -108,6 +108,33 @@ def test_a_seed_warns_and_is_not_in_the_model(binary_data):
         rdpkit.DPGBTClassifier(bounds=BOUNDS, n_estimators=3).fit(X, y)  # secure: no warning
 
 
+def test_public_classes_fix_the_model_and_read_off_ones_warn():
+    """Which classes occur in y is data: with more than two read off y, fit warns; a public
+    `classes` list fixes K (a class absent from y still gets its trees) and refuses others."""
+    rng = np.random.default_rng(3)
+    X = rng.uniform(-3, 3, size=(300, 4))
+    y = np.where(X[:, 0] > 1, "c", np.where(X[:, 0] > -1, "b", "a"))
+    with pytest.warns(rdpkit.PrivacyLeakWarning, match="classes"):
+        rdpkit.DPGBTClassifier(bounds=BOUNDS, n_estimators=3).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", rdpkit.PrivacyLeakWarning)
+        clf = rdpkit.DPGBTClassifier(bounds=BOUNDS, n_estimators=3,
+                                     classes=["c", "a", "b", "d"]).fit(X, y)
+    assert list(clf.classes_) == ["c", "a", "b", "d"]
+    assert clf.model_json()["schema"]["n_classes"] == 4
+    proba = clf.predict_proba(X[:5])
+    assert proba.shape == (5, 4)
+    assert set(clf.predict(X)) <= {"a", "b", "c", "d"}
+    with pytest.raises(rdpkit.InvalidArgumentError) as info:
+        rdpkit.DPGBTClassifier(bounds=BOUNDS, n_estimators=3, classes=["a", "b"]).fit(X, y)
+    assert info.value.field == "y" and "'c'" in str(info.value)
+    with pytest.raises(rdpkit.InvalidArgumentError) as info:
+        rdpkit.DPGBTClassifier(bounds=BOUNDS, classes=["a", "a"]).fit(X, y)
+    assert info.value.field == "classes"
+    with pytest.raises(rdpkit.InvalidArgumentError):
+        rdpkit.DPGBTRegressor(bounds=BOUNDS, classes=["a", "b"]).fit(X, X[:, 0])
+
+
 def test_same_seed_same_model_other_seed_other_model(binary_data):
     X, y = binary_data
     a = rdpkit.DPGBTClassifier(bounds=BOUNDS, random_state=5, n_estimators=5).fit(X, y)
