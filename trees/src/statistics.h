@@ -27,19 +27,19 @@ inline Pair operator+(Pair x, const Pair& y) { return {x.a + y.a, x.b + y.b}; }
 // Exact sums (docs/trees_training.md "Exact sums"). A double sum of n records' statistics is off
 // by rounding, up to about n²·2^-53 of the bound in the worst case, so its sensitivity would
 // exceed the clip bound s that the noise is scaled to (Casacuberta et al. 2022). Instead each
-// record's value v (|v| ≤ s) enters a sum as the integer q = trunc(v·2^(kBits − e)), e = ⌈log2 s⌉,
-// so |q| ≤ s·2^(kBits − e): integers add exactly, in any order, and the sum of any set of records
-// changes by at most s (in units of 2^(e − kBits)) when one record is added or removed. Truncation
-// toward zero only shrinks values: the clip bound holds for every coordinate and every norm. The
-// sum converts back to a double exactly while |q| < 2^53, i.e. for cells of fewer than
-// 2^(53 − kBits) = 2^29 records.
+// record's value v (|v| ≤ s) enters a sum as the integer q = trunc(v·2^(kBits − e)), with e from
+// frexp (s = m·2^e, m ∈ [1/2, 1)), so |q| ≤ s·2^(kBits − e) < 2^kBits. Integers add exactly, in
+// any order, so adding or removing one record moves the sum of any set of records by |q|·2^(e −
+// kBits) ≤ s. Truncation toward zero only shrinks values: the clip bound holds for every
+// coordinate and every norm. A sum converts back to a double exactly while |Σq| < 2^53, i.e. for
+// cells of fewer than 2^(53 − kBits) = 2^29 records.
 class FixedPoint {
  public:
   static constexpr int kBits = 24;  // resolution 2^-24 of the bound (≤ 2^-23 of s)
   FixedPoint() = default;
   explicit FixedPoint(double bound) {
     int e = 0;
-    (void)std::frexp(bound, &e);  // bound = m·2^e, m ∈ [1/2, 1): ⌈log2 bound⌉ ≤ e
+    (void)std::frexp(bound, &e);                                   // bound = m·2^e, m ∈ [1/2, 1)
     const int shift = std::max(-1022, std::min(1022, kBits - e));  // normal powers of two
     to_fixed_ = std::ldexp(1.0, shift);
     from_fixed_ = std::ldexp(1.0, -shift);
