@@ -17,6 +17,13 @@ void Refuse(const std::string& key, const std::string& value, const std::string&
   throw InvalidArgument(key, value + ": not supported with a multiclass objective (" + why + ")");
 }
 
+// s_a of softprob, the bound of a record's gradient vector ‖p − e_y‖: below √2 always (Lemma 1,
+// docs/trees_training.md "Multiclass"), and capped by the L2 clip g*. sqrt(2.0) rounds up
+// (1.41421356237309514… > √2). The sensitivity and the clip both take it from here.
+double SoftprobGradientBound(double gradient_clip) {
+  return std::min(gradient_clip, std::sqrt(2.0));
+}
+
 }  // namespace
 
 Sensitivities MulticlassSensitivities(const TrainerConfig& config, int n_classes) {
@@ -32,8 +39,7 @@ Sensitivities MulticlassSensitivities(const TrainerConfig& config, int n_classes
   }
   // ‖p − e_y‖² = (1 − p_y)² + Σ_{k≠y} p_k² ≤ 2(1 − p_y)² < 2, and the L2 clip caps it at g*
   // (docs/trees_training.md "Multiclass", Lemma 1).
-  // (sqrt(2.0) rounds up: 1.41421356237309514… > √2.)
-  s.a = std::min(config.gradient_clip, std::sqrt(2.0));
+  s.a = SoftprobGradientBound(config.gradient_clip);
   if (newton) {
     // Σ h_k² ≤ max_k h_k · Σ h_k ≤ min(h*, 1/4)·min(K·h*, 1 − Σ p_k²) and Σ p_k² ≥ 1/K
     // (Cauchy–Schwarz): docs/trees_training.md "Multiclass", Lemma 2.
@@ -134,7 +140,7 @@ void MulticlassStatistics(Objective objective, LeafUpdate leaf_update, const dou
   // L2 clipping of the gradient vector to norm g* (Abadi et al. 2016 Alg. 1 line "clip"), aimed
   // 1e-12 (relative) below the bound s_a = min(g*, √2): the computed norm may be up to K + 1
   // roundings below the true one, and the released vector's true norm must not exceed s_a.
-  const double limit = std::min(g_clip, std::sqrt(2.0)) * (1 - 1e-12);
+  const double limit = SoftprobGradientBound(g_clip) * (1 - 1e-12);
   const double norm = std::sqrt(norm2);
   if (norm > limit) {
     const double scale = limit / norm;
