@@ -102,13 +102,14 @@ double ParseDecimal(const std::string& text, const std::string& field,
 
 std::uint64_t ParseWholeNumber(const std::string& text, const std::string& field,
                                const std::string& accepted) {
+  if (text.empty() || !IsDigit(text[0])) throw InvalidArgument(field, Quoted(text), accepted);
   std::uint64_t value = 0;
   const char* end = text.data() + text.size();
   const auto [ptr, error] = std::from_chars(text.data(), end, value);
-  if (!text.empty() && IsDigit(text[0]) && error == std::errc() && ptr == end) return value;
+  if (error == std::errc() && ptr == end) return value;
   // A whole number in decimal or exponent notation (60000, 6e4, 1.5e3) up to 2^53, where every
   // whole number is a double exactly.
-  if (!text.empty() && IsDigit(text[0]) && IsPlainDecimal(text)) {
+  if (IsPlainDecimal(text)) {
     const double number = std::strtod(text.c_str(), nullptr);
     if (number <= 0x1p53 && number == std::floor(number)) return static_cast<std::uint64_t>(number);
   }
