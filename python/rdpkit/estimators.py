@@ -307,8 +307,9 @@ class DPGBTClassifier(ClassifierMixin, _DPGBTBase):
                 f"classes = {list(self.classes)!r} must be at least 2 distinct labels", "classes",
                 repr(list(self.classes)), "a list of 2 or more distinct labels")
         order = np.argsort(classes, kind="stable")
-        position = np.clip(np.searchsorted(classes[order], y), 0, len(classes) - 1)
-        unknown = classes[order][position] != y
+        sorted_classes = classes[order]
+        position = np.clip(np.searchsorted(sorted_classes, y), 0, len(classes) - 1)
+        unknown = sorted_classes[position] != y
         if np.any(unknown):
             label = np.asarray(y)[np.argmax(unknown)]
             raise InvalidArgumentError(
