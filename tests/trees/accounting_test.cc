@@ -268,6 +268,25 @@ TEST(PlanPrivacy, DeltaDefaultsToAPowerOfTenBelowOneOverN) {
   EXPECT_DOUBLE_EQ(accepted.delta, 1e-3);
 }
 
+TEST(PlanPrivacy, RefusesMoreRowsThanTheExactSumsHold) {
+  // Cells of up to 2^29 − 1 records convert to doubles exactly (statistics.h kMaxPrivateRows).
+  const std::size_t most = (std::size_t{1} << 29) - 1;
+  EXPECT_GT(
+      PlanPrivacy(Config(json::object()), most, QueryShape::AllNumeric(kFeatures)).noise_multiplier,
+      0);
+  EXPECT_THAT(
+      [&] {
+        (void)PlanPrivacy(Config(json::object()), most + 1, QueryShape::AllNumeric(kFeatures));
+      },
+      ::testing::ThrowsMessage<InvalidArgument>(
+          ::testing::HasSubstr("data = 536870912 training rows is outside [1, 536870911]")));
+  // A non-private baseline adds no noise and has no limit.
+  EXPECT_EQ(PlanPrivacy(Config({{"non_private", true}, {"privacy", nullptr}}), most + 1,
+                        QueryShape::AllNumeric(kFeatures))
+                .noise_multiplier,
+            0);
+}
+
 TEST(PlanPrivacy, SubsamplingAndInitialScoreStayWithinTarget) {
   for (const json& extra :
        {json{{"subsample", 0.1}}, json{{"initial_score", {{"epsilon_share", 0.2}}}},

@@ -7,11 +7,15 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
+#include <random>
 #include <vector>
 
 #include "rdpkit/accountant/errors.h"
 #include "rdpkit/mechanisms/random.h"
+#include "rdpkit/trees/accounting.h"
 #include "rdpkit/trees/train.h"
+#include "statistics.h"
 #include "synthetic_data.h"
 
 namespace rdpkit::trees::internal {
@@ -173,6 +177,48 @@ TEST(QueryPlan, TrainedModelWithCategoricalFeaturesReleasesWhatItsEventCounts) {
   const json event = model.privacy["event"];
   EXPECT_EQ(event["composed"][0]["self_composed"]["count"], 4);
   EXPECT_EQ(event["composed"][1]["self_composed"]["count"], 4);
+}
+
+// The exponential splits' utilities are computed in double (statistics.h SplitUtility). At nodes
+// of ~2^28 rows their rounding exceeds the slack 4·s_a²/(n + 1 + λ) that the exact Δ_U = 3·s_a²
+// leaves (the family below reaches −3·s_a² + that slack exactly), so without a margin two
+// neighbouring data sets' computed utilities differ by more than 3·s_a²; the plan's Δ carries the
+// margin that covers every data set of up to kMaxPrivateRows rows.
+TEST(QueryPlan, ExponentialSensitivityCoversTheRoundingOfTheUtilities) {
+  std::mt19937_64 draw(11);
+  // Clips of at most 24 significant bits are their own fixed-point values: no truncation slack.
+  for (const double clip : {0.75, 0.8125}) {
+    for (const double lambda : {0.0, 0.3, 1.0}) {
+      const TrainerConfig config = Config(
+          {{"split_method", "exponential"}, {"gradient_clip", clip}, {"reg_lambda", lambda}});
+      auto rng = mechanisms::Random::Seeded(1);
+      const QueryPlan plan(config, QuerySchedule::Of(config, QueryShape::AllNumeric(3)), 2.0, &rng);
+      const double s_a = plan.sensitivities().a;
+      const FixedPoint fixed(s_a);
+      const double v = fixed.ToDouble(fixed.ToFixed(s_a));  // a record's largest |a|
+      const double exact_bound = 3 * s_a * s_a;
+      const double delta = plan.exponential_sensitivity();
+      int beyond_exact_bound = 0;
+      for (int trial = 0; trial < 4000; ++trial) {
+        const auto max_rows = static_cast<std::int64_t>(kMaxPrivateRows);
+        const std::int64_t n =
+            std::uniform_int_distribution<std::int64_t>(std::int64_t{1} << 26, max_rows / 2)(draw);
+        const std::int64_t m =
+            std::uniform_int_distribution<std::int64_t>(0, max_rows - n - 1)(draw);
+        // Left child: n records at −v (worst case) or anywhere in [−v, v]; D' adds one at +v.
+        const double g = trial % 2 == 0
+                             ? -static_cast<double>(n) * v
+                             : fixed.ToDouble(std::uniform_int_distribution<std::int64_t>(
+                                   -n * fixed.ToFixed(v), n * fixed.ToFixed(v))(draw));
+        const Pair right{static_cast<double>(m) * v, static_cast<double>(m)};
+        const double u = SplitUtility({g, static_cast<double>(n)}, right, lambda);
+        const double u_neighbour = SplitUtility({g + v, static_cast<double>(n + 1)}, right, lambda);
+        ASSERT_LE(std::fabs(u - u_neighbour), delta) << clip << " " << lambda << " " << n;
+        beyond_exact_bound += std::fabs(u - u_neighbour) > exact_bound ? 1 : 0;
+      }
+      EXPECT_GT(beyond_exact_bound, 0) << clip << " " << lambda;
+    }
+  }
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "query_plan.h"
@@ -13,6 +14,7 @@
 #include "rdpkit/accountant/run_calibration.h"
 #include "rounding.h"
 #include "softmax.h"
+#include "statistics.h"
 
 namespace rdpkit::trees {
 
@@ -112,6 +114,12 @@ PrivacyPlan PlanPrivacy(const TrainerConfig& config, std::size_t n_rows, const Q
   plan.counts = CountQueries(config, shape);
   plan.sensitivities = StatisticSensitivities(config, shape.n_classes);
   if (config.non_private || !config.privacy) return plan;
+  if (n_rows > internal::kMaxPrivateRows) {
+    // The exact sums and the exponential splits' utility margin hold up to this (statistics.h).
+    throw InvalidArgument("data", std::to_string(n_rows) + " training rows",
+                          "[1, " + std::to_string(internal::kMaxPrivateRows) +
+                              "] for a private run (docs/trees_training.md \"Exact sums\")");
+  }
   if (config.privacy->delta) {
     plan.delta = *config.privacy->delta;
     // δ ≥ 1/n admits mechanisms that publish a whole record (e.g. one chosen at random is

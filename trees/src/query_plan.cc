@@ -8,6 +8,7 @@
 #include "rdpkit/accountant/errors.h"
 #include "rounding.h"
 #include "split_strategy.h"
+#include "statistics.h"
 
 namespace rdpkit::trees::internal {
 namespace {
@@ -206,7 +207,9 @@ void QueryPlan::BuildStatisticMechanisms() {
     counts.split = totals.split;
     counts.leaf = totals.leaf;
     exponential_epsilon_ = ExponentialEpsilon(counts, sigma);
-    exponential_.emplace(exponential_epsilon_, RoundedUp(3 * s.a * s.a, 2));
+    // Δ_U rounded up, plus the margin for the utilities' rounding (statistics.h SplitUtility).
+    exponential_.emplace(exponential_epsilon_,
+                         RoundedUp(RoundedUp(3 * s.a * s.a, 2) * (1 + kSplitUtilityMargin), 1));
   }
 }
 

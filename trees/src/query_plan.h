@@ -141,6 +141,9 @@ class QueryPlan {
   // Standard deviation of the noise on a released Hessian-type sum (b); 0 without noise.
   double hessian_noise_stddev() const;
   double exponential_epsilon() const noexcept { return exponential_epsilon_; }
+  double exponential_sensitivity() const noexcept {
+    return exponential_ ? exponential_->sensitivity() : 0.0;
+  }
   std::uint64_t exponential_selections() const noexcept { return exponential_selections_; }
   const QuerySchedule& schedule() const noexcept { return schedule_; }
 

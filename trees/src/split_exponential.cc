@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "split_strategy.h"
+#include "statistics.h"
 
 namespace rdpkit::trees::internal {
 namespace {
@@ -36,9 +37,6 @@ class ExponentialSplits final : public SplitStrategy {
       context.plan().CombineExact(hist);  // every rank's rows (runs over several ranks)
       std::vector<std::vector<double>> utilities(count);
       std::vector<std::vector<std::pair<int, std::uint16_t>>> options(count);
-      const auto score = [lambda](const Pair& p) {
-        return p.b + lambda > 0 ? p.a * p.a / (p.b + lambda) : 0.0;
-      };
       for (std::size_t node = 0; node < count; ++node) {
         for (std::size_t slot = 0; slot < features.size(); ++slot) {
           const auto f = static_cast<std::size_t>(features[slot]);
@@ -49,7 +47,7 @@ class ExponentialSplits final : public SplitStrategy {
           Pair left = h[q + 1];
           for (std::size_t j = 1; j <= q; ++j) {
             left += h[j - 1];
-            utilities[node].push_back(score(left) + score(total - left));
+            utilities[node].push_back(SplitUtility(left, total - left, lambda));
             options[node].emplace_back(static_cast<int>(f), static_cast<std::uint16_t>(j));
           }
         }

@@ -75,6 +75,26 @@ struct FixedScales {
   Pair ToPair(const FixedPair& q) const { return {a.ToDouble(q.a), b.ToDouble(q.b)}; }
 };
 
+// The most training rows (over all ranks) of a private run: every cell's exact sum then has
+// |Σq| < 2^53 and converts to a double exactly, and kSplitUtilityMargin covers the rounding of
+// SplitUtility. More rows are refused (PlanPrivacy).
+inline constexpr std::uint64_t kMaxPrivateRows = (std::uint64_t{1} << (53 - FixedPoint::kBits)) - 1;
+
+// An exponential split's utility Σ_children G²/(n + λ) (Revisiting DP-XGBoost §4.2) from the
+// children's exact sums of (a, count). The sums are exact; a·a, b + λ, the division and the final
+// addition each round, so the result is within (1 + 2^-53)^4/(1 − 2^-53) − 1 < 5·2^-53 of the
+// exact utility, relative. The exact utility is at most n·s_a² (|G| ≤ n·s_a, λ ≥ 0), so the
+// computed utilities of neighbouring data sets of n and n + 1 rows ≤ kMaxPrivateRows + 1 = 2^29
+// differ from the exact ones by at most 5·2^-53·2^30·s_a² = (5/3)·2^-23 of Δ_U = 3·s_a²: less
+// than the relative margin 2^-21 that the exponential mechanism's Δ carries (query_plan.cc).
+inline double SplitUtility(const Pair& left, const Pair& right, double lambda) {
+  const auto score = [lambda](const Pair& p) {
+    return p.b + lambda > 0 ? p.a * p.a / (p.b + lambda) : 0.0;
+  };
+  return score(left) + score(right);
+}
+inline constexpr double kSplitUtilityMargin = 0x1p-21;
+
 // The exact sums of per-worker partial sums, each `copies` interleaved blocks of `size` cells
 // (cell c of block j at j·size + c), as doubles.
 inline std::vector<Pair> ExactSums(const std::vector<std::vector<FixedPair>>& partial,
