@@ -137,5 +137,26 @@ TEST(PlanPldGrids, PowersOfTwoThatTheResolutionRuleRefines) {
                InvalidArgument);
 }
 
+// A Gaussian of small noise multiplier (shift s = 1/σ ≥ 2.8) unsampled: its loss s·x − s²/2 was
+// computed as log1p(expm1(·)), −∞ at the moments' left end, so the plan had no resolution step
+// and composed on the finest grid (2^20 points, 150 MB, for 2 Gaussians of σ = 0.35 and one
+// exponential selection). The moments are the Gaussian PLD's N(s²/2, s²), and the reported grid
+// is the width rule's.
+TEST(PlanPldGrids, SmallNoiseGaussiansPlanFromFiniteMoments) {
+  for (const double sigma : {0.4, 0.35, 0.2, 0.05}) {
+    const double s = 1 / sigma;
+    const LossMoments m =
+        GaussianMoments(PldFactor{PldMechanism::kGaussian, s, 1.0, 1}, PldDirection::kRemove);
+    EXPECT_NEAR(m.mean, s * s / 2, 1e-6 * s * s) << sigma;
+    EXPECT_NEAR(m.variance, s * s, 1e-6 * s * s) << sigma;
+    EXPECT_TRUE(std::isfinite(m.range)) << sigma;
+    const Event event =
+        ComposedEvent({ExponentialEvent(0.1), SelfComposedEvent(2, GaussianEvent(sigma))});
+    const PldGridPlan plan = PlanPldGrids(event, 1e-3, {PldOptions{16, 20}, PldOptions{16, 16}});
+    EXPECT_GT(plan.resolution_step, 0) << sigma;
+    EXPECT_EQ(plan.steps[0], plan.steps[1]) << sigma;
+  }
+}
+
 }  // namespace
 }  // namespace rdpkit::accountant::internal
