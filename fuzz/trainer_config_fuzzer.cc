@@ -28,11 +28,11 @@ using rdpkit::trees::TrainerConfig;
 constexpr std::size_t kMaxInputBytes = 4096;
 constexpr int kMaxTrees = 8;
 constexpr int kMaxDepth = 5;
-// Calibrating σ for a few releases at a large ε (2 exponential-split trees at ε = 254: σ = 0.08)
-// takes the PLD accountant's finest grids, about 0.2 s per evaluation in a release build and over
-// 10 s per calibration under ASan, the harness's timeout. Those events are the accountant's
-// (event_json_fuzzer, tests/accountant); the trainer's paths are the same at any ε.
-constexpr double kMaxEpsilon = 16;
+// Calibrating σ for a few exponential-split trees at a large ε and a tiny δ is the slowest
+// thing a small config can ask: at most 2.2 s under ASan up to ε = 100 (δ down to 1e-15), 5–7 s
+// at ε = 254–1000 and 8 s at ε = 2513 with δ = 1e-9, too near the 10 s timeout on a loaded
+// machine. Larger ε reach no other trainer path (the events themselves are event_json_fuzzer's).
+constexpr double kMaxEpsilon = 100;
 
 // 24 rows: a numeric, a wide numeric, a categorical feature and a missing value in each column.
 Dataset TinyDataset(const char* task, const char* label_bounds) {
