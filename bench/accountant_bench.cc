@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "rdpkit/accountant/calibrate.h"
@@ -228,20 +230,27 @@ BENCHMARK(BM_Pld_TrainerRunEpsilon)
     ->ArgName("log2_points")
     ->Unit(benchmark::kMillisecond);
 
-void BM_Calibrate_SubsampledTrainerRun(benchmark::State& state) {
-  const double epsilon = static_cast<double>(state.range(0)) / 10;
-  const double delta = std::pow(10.0, -static_cast<double>(state.range(1)));
-  const auto rounds = static_cast<std::uint64_t>(state.range(2));
+// Calibrates the trainer's noise multiplier σ of the event `make_event(σ)` to (ε, δ), as
+// trees/src/accounting.cc does.
+void CalibrateNoiseMultiplier(benchmark::State& state, std::function<Event(double)> make_event,
+                              double epsilon, double delta) {
   CalibrationProblem problem;
-  problem.make_event = [epsilon, rounds](double sigma) {
-    return TrainerRunEvent(epsilon, sigma, rounds);
-  };
+  problem.make_event = std::move(make_event);
   problem.parameter = "noise_multiplier";
   problem.lower = 0;
   problem.upper = 1e12;  // as the trainer
   for (auto _ : state) benchmark::DoNotOptimize(Calibrate(problem, epsilon, delta));
   state.counters["calibrations"] =
       benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+}
+
+void BM_Calibrate_SubsampledTrainerRun(benchmark::State& state) {
+  const double epsilon = static_cast<double>(state.range(0)) / 10;
+  const double delta = std::pow(10.0, -static_cast<double>(state.range(1)));
+  const auto rounds = static_cast<std::uint64_t>(state.range(2));
+  CalibrateNoiseMultiplier(
+      state, [epsilon, rounds](double sigma) { return TrainerRunEvent(epsilon, sigma, rounds); },
+      epsilon, delta);
 }
 BENCHMARK(BM_Calibrate_SubsampledTrainerRun)
     ->ArgsProduct({{1, 5, 10}, {3, 4, 5}, {300, 2000}})
@@ -264,16 +273,9 @@ void BM_Calibrate_ExponentialSplitRun(benchmark::State& state) {
   const double delta = std::pow(10.0, -static_cast<double>(state.range(1)));
   const auto trees = static_cast<std::uint64_t>(state.range(2));
   const auto depth = static_cast<std::uint64_t>(state.range(3));
-  CalibrationProblem problem;
-  problem.make_event = [trees, depth](double sigma) {
-    return ExponentialSplitRunEvent(sigma, trees, depth);
-  };
-  problem.parameter = "noise_multiplier";
-  problem.lower = 0;
-  problem.upper = 1e12;  // as the trainer
-  for (auto _ : state) benchmark::DoNotOptimize(Calibrate(problem, epsilon, delta));
-  state.counters["calibrations"] =
-      benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+  CalibrateNoiseMultiplier(
+      state, [trees, depth](double sigma) { return ExponentialSplitRunEvent(sigma, trees, depth); },
+      epsilon, delta);
 }
 BENCHMARK(BM_Calibrate_ExponentialSplitRun)
     ->Args({1, 5, 300, 4})
