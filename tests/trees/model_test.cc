@@ -233,6 +233,20 @@ TEST(ModelFile, RoundTripsToTheSameBytesAndPredictions) {
   EXPECT_EQ(testing::ReadText(dir.File("again.json")), bytes);
 }
 
+// The trees are spliced into the text at a placeholder; a loaded model's config may hold the
+// same key and value (found by the model fuzzer), and the trees must still land at the top level.
+TEST(ModelFile, AConfigHoldingThePlaceholderRoundTrips) {
+  Model model = SampleModel();
+  model.config = {{"trees", "@rdpkit-trees@"},
+                  {"x", {{"trees", "@rdpkit-trees-0@"}}},
+                  {"y", {{"trees", "@rdpkit-trees-1@"}}}};
+  const std::string text = model.ToText();
+  EXPECT_EQ(nlohmann::json::parse(text), model.ToJson());
+  const Model loaded = Model::FromJson(nlohmann::json::parse(text));
+  EXPECT_EQ(loaded.config, model.config);
+  EXPECT_EQ(loaded.ToText(), text);
+}
+
 TEST(ModelFile, HasTheDesignedTopLevelShape) {
   const nlohmann::json json = SampleModel().ToJson();
   EXPECT_EQ(json["format"], "rdpkit-model");

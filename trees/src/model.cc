@@ -513,15 +513,21 @@ void AppendTree(std::string& out, const Tree& tree) {
 std::string Model::ToText() const {
   // The JSON of ToJson() + "\n", with the trees written directly: a JSON tree of the whole model
   // costs ~0.5 KB per node (a 1000-tree depth-6 model: ~60 MB), the text ~50 B. The trees are
-  // spliced in where the key "trees" holds a placeholder; its unescaped quotes cannot occur
-  // inside a string.
+  // spliced in where the key "trees" holds a placeholder. Its unescaped quotes cannot occur inside
+  // a string, but the same key and value can inside another object (a loaded model's config):
+  // the placeholder is numbered until the marker occurs exactly once.
   nlohmann::json json = ToJson(/*with_trees=*/false);
-  const std::string placeholder = "@rdpkit-trees@";
-  json["trees"] = placeholder;
-  const std::string head = json.dump();
-  const std::string marker = "\"trees\":\"" + placeholder + "\"";
-  const std::size_t at = head.find(marker);
-  RDPKIT_CHECK(at != std::string::npos);
+  std::string head;
+  std::string marker;
+  std::size_t at = std::string::npos;
+  for (int k = 0; at == std::string::npos; ++k) {
+    json["trees"] = "@rdpkit-trees-" + std::to_string(k) + "@";
+    head = json.dump();
+    marker = "\"trees\":\"@rdpkit-trees-" + std::to_string(k) + "@\"";
+    const std::size_t first = head.find(marker);
+    RDPKIT_CHECK(first != std::string::npos);
+    if (head.find(marker, first + 1) == std::string::npos) at = first;
+  }
   std::string text = head.substr(0, at) + "\"trees\":[";
   std::size_t nodes = 0;
   for (const Tree& tree : trees) nodes += tree.nodes.size();
