@@ -142,7 +142,7 @@ SparsePld DiscretizeBoundedFactor(const PldFactor& factor, PldDirection directio
   const double e = pair.e;
   // The subsampled loss of base loss ℓ: g(ℓ) = log(1 − q + q·e^ℓ) (remove; −g for add) and
   // V(l) = e^{g⁻¹(l)} = 1 + expm1(l)/q, the base likelihood ratio at loss l (pld.md eq. 3.6).
-  const auto g = [q](double l) { return q == 1 ? l : std::log1p(q * std::expm1(l)); };
+  const auto g = [q](double l) { return SubsampledLoss(l, q); };
   const auto ratio_at = [q](double l) { return q == 1 ? std::exp(l) : 1 + std::expm1(l) / q; };
   // Losses of the atoms at −E and E, with enclosures (g: ≤ 4 roundings, relative 8u of |l|).
   const double g_low = g(-e);
@@ -246,7 +246,7 @@ LossMoments BoundedMoments(const PldFactor& factor, PldDirection direction) {
   double m2 = 0;
   double mabs = 0;
   const auto add = [&](double ell, double q_mass) {
-    const double g = q == 1 ? ell : std::log1p(q * std::expm1(ell));
+    const double g = SubsampledLoss(ell, q);
     const double p = remove ? q_mass * (1 + q * std::expm1(ell)) : q_mass;
     const double l = remove ? g : -g;
     m0 += p;
@@ -263,9 +263,7 @@ LossMoments BoundedMoments(const PldFactor& factor, PldDirection direction) {
   add(-pair.e, pair.atom_low);
   add(pair.e, pair.atom_high);
   const double mean = m1 / m0;
-  const double g_range =
-      q == 1 ? 2 * pair.e
-             : std::log1p(q * std::expm1(pair.e)) - std::log1p(q * std::expm1(-pair.e));
+  const double g_range = SubsampledLoss(pair.e, q) - SubsampledLoss(-pair.e, q);
   return {mean, std::max(0.0, m2 / m0 - mean * mean), mabs / m0, g_range};
 }
 

@@ -114,9 +114,8 @@ double Boundary(double l, double s, double q, PldDirection direction) {
 // Loss at x (for choosing the grid's range only; not part of any bound).
 double LossAt(double x, double s, double q, PldDirection direction) {
   const double t = s * x - s * s / 2;
-  // q = 1: L(x) = t (pld.md eq. 2.1) exactly; log1p(expm1(t)) would be −∞ once e^t < 2^-53
-  // (t < −36.7: x = −12 at 1/s ≤ 0.36), and the moments planning the grid with it infinite.
-  const double v = q == 1 ? t : t > 700 ? std::log(q) + t : std::log1p(q * std::expm1(t));
+  // The base loss t (pld.md eq. 2.1) subsampled; beyond 700, where e^t nears overflow, log q + t.
+  const double v = t > 700 ? std::log(q) + t : SubsampledLoss(t, q);
   return direction == PldDirection::kRemove ? v : -v;
 }
 

@@ -4,6 +4,7 @@
 #ifndef RDPKIT_ACCOUNTANT_SRC_PLD_INTERNAL_H_
 #define RDPKIT_ACCOUNTANT_SRC_PLD_INTERNAL_H_
 
+#include <cmath>
 #include <complex>
 #include <cstdint>
 #include <vector>
@@ -15,6 +16,13 @@ namespace rdpkit::accountant::internal {
 
 // Unit roundoff of IEEE double.
 inline constexpr double kUnitRoundoff = 0x1p-53;
+
+// The Poisson-subsampled privacy loss of a base loss ℓ, remove direction (−it for add):
+// log(1 − q + q·e^ℓ) (pld.md eq. 3.6), as log1p(q·expm1(ℓ)); exactly ℓ at q = 1, where that form
+// would be −∞ once e^ℓ < 2^-53. e^ℓ must not overflow (ℓ ≤ 709).
+inline double SubsampledLoss(double base_loss, double q) {
+  return q == 1 ? base_loss : std::log1p(q * std::expm1(base_loss));
+}
 
 // The mechanisms whose pairs the PLD discretises (docs/math/pld.md §1, §3b).
 enum class PldMechanism {
