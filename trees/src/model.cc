@@ -521,9 +521,10 @@ std::string Model::ToText() const {
   std::string marker;
   std::size_t at = std::string::npos;
   for (int k = 0; at == std::string::npos; ++k) {
-    json["trees"] = "@rdpkit-trees-" + std::to_string(k) + "@";
+    const std::string placeholder = "@rdpkit-trees-" + std::to_string(k) + "@";
+    json["trees"] = placeholder;
     head = json.dump();
-    marker = "\"trees\":\"@rdpkit-trees-" + std::to_string(k) + "@\"";
+    marker = "\"trees\":\"" + placeholder + "\"";
     const std::size_t first = head.find(marker);
     RDPKIT_CHECK(first != std::string::npos);
     if (head.find(marker, first + 1) == std::string::npos) at = first;
