@@ -325,13 +325,13 @@ bool BinningReader::ParseSpan(std::string_view block, const Span& span, ThreadSt
       bins[f * n_local + local] = bin;
     });
     if (error.kind == LineError::kBadValue) {
-      state.parse.Keep(this_row,
-                       InvalidArgument("data", source_ + " row " + std::to_string(this_row + 1) +
-                                                   " (line " + std::to_string(line_number) +
-                                                   "), column \"" + header_names_[error.column] +
-                                                   "\": " + Quote(Trim(error.field)) +
-                                                   " is not a number (missing values "
-                                                   "are empty or NaN)"));
+      state.parse.Keep(
+          this_row,
+          InvalidArgument("data", source_ + " row " + std::to_string(this_row + 1) + " (line " +
+                                      std::to_string(line_number) + "), column \"" +
+                                      header_names_[error.column] + "\": " +
+                                      internal::BadFieldText(schema_, header_.targets[error.column],
+                                                             error.field)));
       ok = false;
     } else if (error.kind == LineError::kRagged) {
       std::vector<std::string_view> fields;

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "csv_line.h"
@@ -51,6 +52,12 @@ inline bool ClipValue(const FeatureSpec& spec, double& value) {
 // (InvalidArgument "data" naming the row otherwise); returns 0.
 std::size_t ClipOrCheckColumn(const FeatureSpec& spec, std::vector<double>& column,
                               const RowNamer& where);
+
+// Why `field` of a column that `target` sends to the schema's features or labels was refused (it
+// is no number, nor one of the column's names): "\"abc\" is not a number (…)", or for a
+// categorical feature or a multiclass label what its cells may be instead (cell_names.h).
+std::string BadFieldText(const Schema& schema, const csv::ColumnTarget& target,
+                         std::string_view field);
 
 // Labels are never missing; binary labels are 0 or 1, multiclass labels the class indices
 // 0..n_classes-1. InvalidArgument "label" naming the row.

@@ -8,10 +8,13 @@
 #include <cstddef>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <system_error>
 #include <vector>
+
+#include "cell_names.h"
 
 namespace rdpkit::trees::internal::csv {
 
@@ -87,6 +90,8 @@ inline std::string Quote(std::string_view text) {
 struct ColumnTarget {
   enum Kind { kFeature, kLabel, kSkip } kind = kSkip;
   int feature = -1;
+  // The names its cells may hold instead of integers (cell_names.h), or null.
+  std::shared_ptr<const CellNames> names;
 };
 
 // What is wrong with a data line, if anything.
@@ -98,8 +103,8 @@ struct LineError {
 
 // One data line (no '\n'; a trailing '\r' removed): walks it once, converting each kept column's
 // field with from_chars in place (only a field it does not consume entirely — spaces, quotes, NaN,
-// junk — takes the slow ParseField) and calls store(column, value). Stops at the first bad field;
-// kRagged when the line has another number of fields than targets.
+// junk — takes the slow ParseField, then the column's names) and calls store(column, value). Stops
+// at the first bad field; kRagged when the line has another number of fields than targets.
 template <class Store>
 LineError ParseDataLine(std::string_view line, const std::vector<ColumnTarget>& targets,
                         Store&& store) {
@@ -126,7 +131,10 @@ LineError ParseDataLine(std::string_view line, const std::vector<ColumnTarget>& 
       const auto result = std::from_chars(p, field_end, value);
       if (result.ec != std::errc() || result.ptr != field_end || !std::isfinite(value)) {
         const std::string_view field(p, static_cast<std::size_t>(field_end - p));
-        if (ParseField(field, value) == Parsed::kBad) return {LineError::kBadValue, c, field};
+        if (ParseField(field, value) == Parsed::kBad &&
+            !(targets[c].names && targets[c].names->Find(Trim(field), value))) {
+          return {LineError::kBadValue, c, field};
+        }
       }
       store(c, value);
     }

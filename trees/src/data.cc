@@ -90,10 +90,11 @@ struct RawTable {
   std::vector<std::size_t> lines;            // 1-based line number of each data row
 };
 
-// Reads a header and then rows; targets decides (given the header) which columns to keep.
-template <class Targets>
+// Reads a header and then rows; targets decides (given the header) which columns to keep, and
+// why_bad(column, field) says what is wrong with a field the column does not take.
+template <class Targets, class WhyBad>
 RawTable ReadTable(std::string_view text, const std::string& source, Targets&& targets_of_header,
-                   std::vector<ColumnTarget>& targets) {
+                   std::vector<ColumnTarget>& targets, WhyBad&& why_bad) {
   RawTable table;
   std::size_t pos = 0;
   std::size_t line_number = 0;
@@ -139,8 +140,7 @@ RawTable ReadTable(std::string_view text, const std::string& source, Targets&& t
   auto bad_value = [&](std::size_t row, std::size_t c, std::string_view field) {
     return InvalidArgument("data", source + " row " + std::to_string(row) + " (line " +
                                        std::to_string(line_number) + "), column \"" +
-                                       table.header[c] + "\": " + Quote(Trim(field)) +
-                                       " is not a number (missing values are empty or NaN)");
+                                       table.header[c] + "\": " + why_bad(c, field));
   };
   while (next_line(line)) {
     if (IsBlankLine(line)) continue;
@@ -238,6 +238,7 @@ Schema Schema::FromJson(const nlohmann::json& json) {
                               "the integers [1, 16777216]");
       }
       spec.n_codes = n_codes->get<int>();
+      spec.codes = internal::ReadCodeNames(entry, i, spec.n_codes);
       spec.min = 0;
       spec.max = spec.n_codes - 1;
       // Optional bounds of a categorical feature are descriptive but must fit the codes.
@@ -279,6 +280,7 @@ nlohmann::json Schema::ToJson() const {
     nlohmann::json entry = {{"name", spec.name}, {"categorical", spec.categorical}};
     if (spec.categorical) {
       entry["n_codes"] = spec.n_codes;
+      if (!spec.codes.empty()) entry["codes"] = spec.codes;
     } else {
       entry["min"] = spec.min;
       entry["max"] = spec.max;
@@ -347,6 +349,9 @@ HeaderColumns MatchHeader(const std::vector<std::string>& header, const Schema& 
       }
       label_column = static_cast<int>(c);
       targets[c].kind = options.read_label ? ColumnTarget::kLabel : ColumnTarget::kSkip;
+      if (!schema.classes.empty()) {
+        targets[c].names = CellNames::Of(schema.classes, "class", nullptr);
+      }
       continue;
     }
     const auto it = feature_index.find(name);
@@ -358,7 +363,11 @@ HeaderColumns MatchHeader(const std::vector<std::string>& header, const Schema& 
       throw InvalidArgument("data", source + ": column \"" + name + "\" appears twice");
     }
     column_of_feature[static_cast<std::size_t>(it->second)] = static_cast<int>(c);
-    targets[c] = {ColumnTarget::kFeature, it->second};
+    targets[c] = {ColumnTarget::kFeature, it->second, nullptr};
+    const FeatureSpec& spec = schema.features[static_cast<std::size_t>(it->second)];
+    if (spec.categorical && !spec.codes.empty()) {
+      targets[c].names = CellNames::Of(spec.codes, "code", nullptr);
+    }
   }
   if (!extra.empty()) {
     std::string list;
@@ -394,7 +403,10 @@ Dataset ParseCsv(std::string_view text, const Schema& schema, const LoadOptions&
     return columns.targets;
   };
   std::vector<ColumnTarget> targets;
-  RawTable table = ReadTable(text, source, targets_of_header, targets);
+  RawTable table =
+      ReadTable(text, source, targets_of_header, targets, [&](std::size_t c, std::string_view f) {
+        return internal::BadFieldText(schema, targets[c], f);
+      });
   const int label_column = columns.label_column;
   const std::vector<int>& column_of_feature = columns.column_of_feature;
   const std::size_t n_rows = table.lines.size();
@@ -447,7 +459,12 @@ Schema SchemaFromData(const std::string& csv_path, const std::string& label, Tas
     return targets;
   };
   std::vector<ColumnTarget> targets;
-  const RawTable table = ReadTable(text, source, targets_of_header, targets);
+  const RawTable table =
+      ReadTable(text, source, targets_of_header, targets, [](std::size_t, std::string_view f) {
+        return Quote(Trim(f)) +
+               " is not a number (missing values are empty or NaN; a column of names needs a "
+               "schema listing them: rdpkit schema drafts one)";
+      });
   Schema schema;
   schema.task = task;
   schema.bounds_from_data = true;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "cell_names.h"
 #include "column_checks.h"
 #include "rdpkit/accountant/errors.h"
 #include "rdpkit/trees/data.h"
@@ -46,6 +47,30 @@ std::size_t ClipOrCheckColumn(const FeatureSpec& spec, std::vector<double>& colu
   std::size_t clipped = 0;
   for (double& value : column) clipped += ClipValue(spec, value) ? 1 : 0;
   return clipped;
+}
+
+std::string BadFieldText(const Schema& schema, const csv::ColumnTarget& target,
+                         std::string_view field) {
+  const auto with_names = [&](const std::string& integers, const std::vector<std::string>& names,
+                              const char* key, const char* what) {
+    std::string why;
+    if (!names.empty()) CellNames::Of(names, what, &why);
+    return NotACellText(field, integers, names, key, why);
+  };
+  if (target.kind == csv::ColumnTarget::kFeature) {
+    const FeatureSpec& spec = schema.features[static_cast<std::size_t>(target.feature)];
+    if (spec.categorical) {
+      return with_names(
+          "the codes 0.." + std::to_string(spec.n_codes - 1) + ", or empty or NaN for missing",
+          spec.codes, "codes", "code");
+    }
+  } else if (target.kind == csv::ColumnTarget::kLabel && schema.task == Task::kMulticlass) {
+    return with_names("the class indices 0.." + std::to_string(schema.n_classes - 1),
+                      schema.classes, "classes", "class");
+  } else if (target.kind == csv::ColumnTarget::kLabel && schema.task == Task::kBinary) {
+    return with_names("the labels 0 and 1", schema.classes, "classes", "class");
+  }
+  return csv::Quote(csv::Trim(field)) + " is not a number (missing values are empty or NaN)";
 }
 
 void CheckLabels(const Schema& schema, const std::vector<double>& labels, const RowNamer& where) {

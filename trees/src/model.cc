@@ -45,10 +45,17 @@ double FiniteNumber(const nlohmann::json& value, const std::string& field) {
 }
 
 // "n_classes" and "classes" of a model file: required by a multiclass objective (the rules of a
-// schema's, schema_classes.h), refused by the others.
+// schema's, schema_classes.h), refused by the others (a binary schema's names stay in "schema").
 void ReadModelClasses(const nlohmann::json& json, Model& model) {
   Schema classes;
   classes.task = TaskOfObjective(model.objective);
+  if (classes.task != Task::kMulticlass &&
+      (json.contains("n_classes") || json.contains("classes"))) {
+    throw InvalidArgument(json.contains("n_classes") ? "n_classes" : "classes",
+                          "given for a " + TaskName(classes.task) +
+                              " model (only a multiclass model lists its classes; a binary "
+                              "schema's class names are in \"schema\")");
+  }
   internal::ReadClasses(json, classes);
   model.n_classes = classes.n_classes;
   model.classes = classes.classes;

@@ -26,6 +26,10 @@ struct FeatureSpec {
   double max = 0;  // public upper bound (categorical: n_codes - 1)
   bool categorical = false;
   int n_codes = 0;  // categorical only, >= 1; codes are 0..n_codes-1
+  // Categorical only, optional: codes[i] is the name of code i (the schema's "codes"; n_codes
+  // distinct strings, or empty when none are given). Data cells may hold a name instead of its
+  // code when no name reads as a number or as missing (DESIGN.md §4).
+  std::vector<std::string> codes;
 };
 
 // Public bounds of a regression label (DESIGN.md §4): min < max, both finite. The trainer boosts on
@@ -51,9 +55,10 @@ struct Schema {
   bool bounds_from_data = false;
 
   // DESIGN.md §4: {"task": "binary"|"regression"|"multiclass", ["n_classes": K, "classes": [..]],
-  // "features": [{"name", "min", "max", "categorical", "n_codes"}, ...], "label": {"min", "max"}
-  // (regression, optional)}. Descriptive keys (name, origin, n_missing, codes, ...) are accepted
-  // and ignored. Missing bounds, min >= max, non-finite bounds, a width max - min that overflows
+  // "features": [{"name", "min", "max", "categorical", "n_codes", "codes"}, ...], "label": {"min",
+  // "max"} (regression, optional)}. Descriptive keys (name, origin, n_missing, a numeric feature's
+  // codes, ...) are accepted and ignored. Missing bounds, min >= max, non-finite bounds, a width
+  // max - min that overflows
   // ("features[3].min/max"), bad n_codes, duplicate names -> InvalidArgument naming e.g.
   // "features[3].max".
   static Schema FromJson(const nlohmann::json& json);
@@ -109,11 +114,12 @@ struct LoadOptions {
 
 // Reads a CSV with a header row. Columns are matched to the schema by name (any order); the label
 // column is options.label. A column neither in the schema nor the label is an error naming it.
-// Values: decimal numbers; empty, "NaN", "nan", "NA" are missing (NaN). Numeric features outside
-// [min, max] are clipped and counted in Dataset::clipped. Categorical features must be integer
-// codes in [0, n_codes) (or missing). Binary labels must be 0 or 1, multiclass labels integers in
-// [0, n_classes); labels are never missing.
-// Errors are InvalidArgument naming the file, row (1-based data row, header = row 0) and column.
+// Values: decimal numbers; empty, "NaN", "nan", "NA", "?" are missing (NaN). Numeric features
+// outside [min, max] are clipped and counted in Dataset::clipped. Categorical features must be
+// integer codes in [0, n_codes) (or missing), or the codes' names (FeatureSpec::codes). Binary
+// labels must be 0 or 1, multiclass labels integers in [0, n_classes) or the class names
+// (Schema::classes); labels are never missing. Errors are InvalidArgument naming the file, row
+// (1-based data row, header = row 0) and column.
 Dataset LoadCsv(const std::string& csv_path, const Schema& schema, const LoadOptions& options = {});
 // Same, from text already in memory (source names it in messages).
 Dataset ParseCsv(std::string_view text, const Schema& schema, const LoadOptions& options = {},

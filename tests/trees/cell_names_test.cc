@@ -1,0 +1,172 @@
+// Names in data cells (cell_names.h, DESIGN.md §4): a categorical feature's cells may be its codes'
+// names and a classification label's cells its classes' names; both readers give the data of the
+// integer codes, names that could be mistaken for numbers or missing values are not taken, bad
+// schemas and cells are refused by name.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "rdpkit/accountant/errors.h"
+#include "rdpkit/trees/binned_csv.h"
+#include "rdpkit/trees/data.h"
+#include "rdpkit/trees/model.h"
+#include "trees_test_util.h"
+
+namespace rdpkit::trees {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::ThrowsMessage;
+using json = nlohmann::json;
+
+Schema ColourSchema(const std::string& task = "binary", const json& classes = nullptr) {
+  json schema = json::parse(R"({
+    "features": [
+      {"name": "age", "min": 18, "max": 90},
+      {"name": "colour", "categorical": true, "n_codes": 4,
+       "codes": ["red", "dark blue", "green, light", "<0"]},
+      {"name": "zone", "categorical": true, "n_codes": 3, "codes": ["1", "2", "3"]}
+    ]})");
+  schema["task"] = task;
+  if (task == "multiclass") schema["n_classes"] = 3;
+  if (!classes.is_null()) schema["classes"] = classes;
+  return Schema::FromJson(schema);
+}
+
+// The same rows with names (quoted, spaced, missing) and with the integer codes.
+constexpr const char* kNamesCsv =
+    "age,colour,zone,label\n"
+    "20,red,0,yes\n"
+    "30, dark blue ,2,no\n"
+    "40,\"green, light\",1,yes\n"
+    "50,<0,,no\n"
+    "60,,0,no\n"
+    "70,2,1,yes\n";
+constexpr const char* kCodesCsv =
+    "age,colour,zone,label\n"
+    "20,0,0,1\n"
+    "30,1,2,0\n"
+    "40,2,1,1\n"
+    "50,3,,0\n"
+    "60,,0,0\n"
+    "70,2,1,1\n";
+
+TEST(CellNames, NamesReadAsTheirCodesInBothReaders) {
+  const Schema schema = ColourSchema("binary", json({"no", "yes"}));
+  const Dataset names = ParseCsv(kNamesCsv, schema);
+  const Dataset codes = ParseCsv(kCodesCsv, schema);
+  ASSERT_EQ(names.columns.size(), 3U);
+  for (std::size_t f = 0; f < 3; ++f) {
+    for (std::size_t row = 0; row < codes.n_rows(); ++row) {
+      const double a = names.columns[f][row], b = codes.columns[f][row];
+      EXPECT_TRUE(a == b || (std::isnan(a) && std::isnan(b))) << "feature " << f << " row " << row;
+    }
+  }
+  EXPECT_EQ(names.labels, codes.labels);
+  const TrainerConfig::SplitCandidates sc;
+  for (int threads : {1, 2}) {
+    const Dataset binned_names = ParseCsvBinned(kNamesCsv, schema, sc, threads);
+    const Dataset binned_codes = ParseCsvBinned(kCodesCsv, schema, sc, threads);
+    EXPECT_EQ(binned_names.binned->bins, binned_codes.binned->bins);
+    EXPECT_EQ(binned_names.binned->has_missing, binned_codes.binned->has_missing);
+    EXPECT_EQ(binned_names.LabelValues(), codes.labels);
+  }
+}
+
+TEST(CellNames, MulticlassLabelsByName) {
+  const Schema schema = ColourSchema("multiclass", json({"cat", "dog", "bird"}));
+  const Dataset data =
+      ParseCsv("age,colour,zone,label\n20,red,0,bird\n30,0,1,cat\n40,1,2,1\n", schema);
+  EXPECT_EQ(data.labels, (std::vector<double>{2, 0, 1}));
+  EXPECT_THAT([&] { ParseCsv("age,colour,zone,label\n20,red,0,fish\n", schema); },
+              ThrowsMessage<InvalidArgument>(
+                  HasSubstr("column \"label\": \"fish\" is neither a number (the class indices "
+                            "0..2) nor one of the names of the schema's \"classes\" (\"cat\"")));
+}
+
+TEST(CellNames, UnknownNamesAndUnusableListsAreRefusedByName) {
+  const Schema schema = ColourSchema();
+  const TrainerConfig::SplitCandidates sc;
+  // Refused alike by both readers.
+  const auto refuse = [&](const std::string& csv, const std::string& text) {
+    EXPECT_THAT([&] { ParseCsv(csv, schema); }, ThrowsMessage<InvalidArgument>(HasSubstr(text)));
+    EXPECT_THAT([&] { ParseCsvBinned(csv, schema, sc, 2); },
+                ThrowsMessage<InvalidArgument>(HasSubstr(text)));
+  };
+  refuse("age,colour,zone,label\n20,purple,0,1\n",
+         "row 1 (line 2), column \"colour\": \"purple\" is neither a number (the codes 0..3, or "
+         "empty or NaN for missing) nor one of the names of the schema's \"codes\" (\"red\", "
+         "\"dark blue\"");
+  // Names are matched exactly.
+  refuse("age,colour,zone,label\n20,Red,0,1\n", "\"Red\" is neither a number");
+  // zone's names read as numbers, so its cells are codes only ("1" is code 1, not zone "1").
+  refuse("age,colour,zone,label\n20,red,one,1\n",
+         "\"one\" is not a number (the codes 0..2, or empty or NaN for missing; the schema's "
+         "\"codes\" cannot stand for them in the data: code 0's name \"1\" reads as a number)");
+  EXPECT_EQ(ParseCsv("age,colour,zone,label\n20,red,1,1\n", schema).columns[2][0], 1.0);
+  // A binary schema without class names takes 0 and 1 only, and says how to name them.
+  refuse("age,colour,zone,label\n20,red,1,yes\n",
+         "\"yes\" is not a number (the labels 0 and 1; list their names in the schema's "
+         "\"classes\" to write the names instead)");
+  // A numeric feature's cells are numbers.
+  refuse("age,colour,zone,label\n2O,red,1,1\n", "\"2O\" is not a number (missing values");
+  // Other names that cannot stand in a cell: they read as missing, or lose their blanks.
+  for (const auto& [name, why] :
+       std::vector<std::pair<std::string, std::string>>{{"NA", "reads as a missing value"},
+                                                        {" x", "begins or ends with a blank"},
+                                                        {"a\"b", "double quote"},
+                                                        {"1e3", "reads as a number"}}) {
+    json bad = ColourSchema().ToJson();
+    bad["features"][1]["codes"][3] = name;
+    EXPECT_THAT([&] { ParseCsv("age,colour,zone,label\n20,q,1,1\n", Schema::FromJson(bad)); },
+                ThrowsMessage<InvalidArgument>(HasSubstr(why)));
+  }
+}
+
+TEST(CellNames, SchemaListsAreCheckedAndKeptInTheModel) {
+  const json good = ColourSchema("binary", json({"no", "yes"})).ToJson();
+  EXPECT_EQ(good["features"][1]["codes"][2], "green, light");
+  EXPECT_EQ(good["classes"], json({"no", "yes"}));
+  EXPECT_FALSE(good.contains("n_classes"));
+  const auto refused = [&](const json& schema, const std::string& text) {
+    EXPECT_THAT([&] { Schema::FromJson(schema); }, ThrowsMessage<InvalidArgument>(HasSubstr(text)));
+  };
+  json bad = good;
+  bad["features"][1]["codes"] = {"red", "blue"};
+  refused(bad, "features[1].codes: must be a list of 4 names (n_codes = 4; it has 2)");
+  bad["features"][1]["codes"] = {"red", "blue", "red", "x"};
+  refused(bad, "features[1].codes[2]: \"red\" appears twice");
+  bad["features"][1]["codes"] = {"red", "blue", 3, "x"};
+  refused(bad, "features[1].codes[2]: must be a non-empty string");
+  bad["features"][1]["codes"] = "?";
+  refused(bad, "features[1].codes = \"?\" is outside the lists of 4 names");
+  bad = good;
+  bad["classes"] = {"no", "yes", "maybe"};
+  refused(bad, "classes: must be a list of 2 names (class 0, class 1; it has 3)");
+  bad["classes"] = {"no", "yes"};
+  bad["n_classes"] = 2;
+  refused(bad, "n_classes: given for a binary schema");
+  bad = good;
+  bad["task"] = "regression";
+  refused(bad, "classes: given for a regression schema");
+  // A model keeps the lists in its schema, so predict reads the same names; a binary model's own
+  // top level still refuses classes.
+  Model model;
+  model.objective = Objective::kBinaryLogistic;
+  model.schema = Schema::FromJson(good);
+  model.feature_names = {"age", "colour", "zone"};
+  model.trees.push_back(Tree{{Node{}}});
+  const json text = json::parse(model.ToText());
+  EXPECT_EQ(text["schema"], good);
+  EXPECT_EQ(Model::FromJson(text).ToText(), model.ToText());
+  json top = text;
+  top["classes"] = {"no", "yes"};
+  EXPECT_THAT([&] { Model::FromJson(top); },
+              ThrowsMessage<InvalidArgument>(HasSubstr("classes: given for a binary model")));
+}
+
+}  // namespace
+}  // namespace rdpkit::trees
