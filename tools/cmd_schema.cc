@@ -17,8 +17,10 @@ int RunSchema(const SchemaArgs& args, std::ostream& out) {
     task = trees::Task::kBinary;
   } else if (args.task == "regression") {
     task = trees::Task::kRegression;
+  } else if (args.task == "multiclass") {
+    task = trees::Task::kMulticlass;
   } else if (!args.task.empty()) {
-    throw InvalidArgument("task", "\"" + args.task + "\"", "{binary, regression}");
+    throw InvalidArgument("task", "\"" + args.task + "\"", "{binary, regression, multiclass}");
   }
   const trees::Schema draft = trees::DraftSchema(args.data, args.label, task);
   const nlohmann::json json = trees::SchemaDraftJson(draft, args.bounds_from_data);
@@ -33,6 +35,9 @@ int RunSchema(const SchemaArgs& args, std::ostream& out) {
   }
   trees::WriteFileAtomically(args.out, json.dump(1) + "\n", "out");
   int placeholders = 0;
+  for (const char* key : {"n_classes", "classes"}) {
+    placeholders += json.contains(key) && json[key] == "?" ? 1 : 0;
+  }
   for (const auto& feature : json["features"]) {
     for (const auto& [key, value] : feature.items()) placeholders += value == "?" ? 1 : 0;
   }
@@ -51,7 +56,10 @@ void RegisterSchema(CLI::App& app, Action& action) {
   CLI::App* sub = app.add_subcommand("schema", "draft the schema of a CSV file");
   sub->add_option("--data", args->data, "CSV with a header row")->required();
   sub->add_option("--label", args->label, "name of the label column (default: label)");
-  sub->add_option("--task", args->task, "binary or regression (default: from the labels)");
+  sub->add_option(
+      "--task", args->task,
+      "binary, regression or multiclass (default: binary for labels 0/1 or two class names, "
+      "multiclass for more names, else regression)");
   sub->add_flag("--bounds-from-data", args->bounds_from_data,
                 "write the data's own bounds, marked as leaking privacy (default: \"?\")");
   sub->add_option("--out", args->out, "write the draft to this file (default: stdout)");

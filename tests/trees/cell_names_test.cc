@@ -1,7 +1,7 @@
 // Names in data cells (cell_names.h, DESIGN.md §4): a categorical feature's cells may be its codes'
 // names and a classification label's cells its classes' names; both readers give the data of the
 // integer codes, names that could be mistaken for numbers or missing values are not taken, bad
-// schemas and cells are refused by name.
+// schemas and cells are refused by name; rdpkit schema drafts text columns.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -166,6 +166,43 @@ TEST(CellNames, SchemaListsAreCheckedAndKeptInTheModel) {
   top["classes"] = {"no", "yes"};
   EXPECT_THAT([&] { Model::FromJson(top); },
               ThrowsMessage<InvalidArgument>(HasSubstr("classes: given for a binary model")));
+}
+
+TEST(CellNames, DraftsTextColumnsAsNamedCodesAndClasses) {
+  testing::ScratchDir dir;
+  const std::string binary = dir.Write(
+      "b.csv", "age,colour,city,label\n30,red,\"Paris, FR\",yes\n40,blue,Rome,no\n41,,Rome,yes\n");
+  const Schema draft = DraftSchema(binary, "label", std::nullopt);
+  EXPECT_EQ(draft.task, Task::kBinary);
+  EXPECT_EQ(draft.classes, (std::vector<std::string>{"no", "yes"}));
+  EXPECT_EQ(draft.features[1].codes, (std::vector<std::string>{"blue", "red"}));
+  EXPECT_EQ(draft.features[2].codes, (std::vector<std::string>{"Paris, FR", "Rome"}));
+  const json blank = SchemaDraftJson(draft, /*with_data_bounds=*/false);
+  EXPECT_EQ(blank["classes"], "?");
+  EXPECT_EQ(blank["features"][1]["codes"], "?");
+  EXPECT_EQ(blank["features"][1]["n_codes"], "?");
+  const json leaky = SchemaDraftJson(draft, /*with_data_bounds=*/true);
+  EXPECT_EQ(leaky["features"][2]["codes"], json({"Paris, FR", "Rome"}));
+  EXPECT_TRUE(leaky.contains("bounds_from_data"));
+  // The leaky draft reads its own data back.
+  const Dataset data = LoadCsv(binary, Schema::FromJson(leaky));
+  EXPECT_EQ(data.labels, (std::vector<double>{1, 0, 1}));
+  EXPECT_EQ(data.columns[2], (std::vector<double>{0, 1, 1}));
+
+  const std::string three = dir.Write("m.csv", "x,label\n1,a\n2,b\n3,c\n");
+  const Schema multiclass = DraftSchema(three, "label", std::nullopt);
+  EXPECT_EQ(multiclass.task, Task::kMulticlass);
+  EXPECT_EQ(multiclass.n_classes, 3);
+  EXPECT_EQ(SchemaDraftJson(multiclass, false)["n_classes"], "?");
+  EXPECT_THAT([&] { DraftSchema(three, "label", Task::kBinary); },
+              ThrowsMessage<InvalidArgument>(HasSubstr("3 class names, a binary label has 2")));
+  EXPECT_EQ(
+      DraftSchema(dir.Write("k.csv", "x,label\n1,0\n2,2\n"), "label", Task::kMulticlass).n_classes,
+      3);
+  const std::string mixed = dir.Write("x.csv", "colour,label\nred,1\n2,0\n");
+  EXPECT_THAT([&] { DraftSchema(mixed, "label", std::nullopt); },
+              ThrowsMessage<InvalidArgument>(
+                  HasSubstr("column \"colour\": mixes numbers (\"2\") and text (\"red\")")));
 }
 
 }  // namespace

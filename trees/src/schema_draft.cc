@@ -2,27 +2,104 @@
 // user to fill in with public values, or taken from the data behind a loud marker.
 #include <algorithm>
 #include <cmath>
+#include <fstream>
+#include <set>
+#include <sstream>
 #include <string>
 
+#include "column_checks.h"
+#include "csv_line.h"
 #include "rdpkit/accountant/errors.h"
 #include "rdpkit/trees/data.h"
 
 namespace rdpkit::trees {
 namespace {
 
+using namespace internal::csv;  // NOLINT: the CSV line pieces shared with the readers
+
 // Whole-number columns with values in [0, kMaxDraftCode] are drafted as categorical codes.
 constexpr double kMaxDraftCode = 32;
 
 constexpr const char* kBoundsWarning =
     "WARNING: these bounds were read off the data itself. They LEAK PRIVATE INFORMATION (each "
-    "feature's exact minimum and maximum) and no epsilon covers them; rdpkit train refuses this "
-    "schema unless --bounds-from-data is given, and the model is then marked not private. "
-    "Replace them with public bounds and delete this key.";
+    "feature's exact minimum and maximum, which categories and classes occur) and no epsilon "
+    "covers them; rdpkit train refuses this schema unless --bounds-from-data is given, and the "
+    "model is then marked not private. Replace them with public bounds and delete this key.";
 
 constexpr const char* kFillInNote =
     "Draft: replace every \"?\" with a PUBLIC value (what is known about the feature without "
-    "looking at this data: its unit, its legal range, the number of its codes). Bounds taken from "
-    "the data leak privacy. Values outside the bounds are clipped into them when training.";
+    "looking at this data: its unit, its legal range, the number of its codes, the list of its "
+    "categories' or the classes' names). Bounds taken from the data leak privacy. Values outside "
+    "the bounds are clipped into them when training.";
+
+// One column as the draft sees it: its numbers, and its texts that are no number.
+struct DraftColumn {
+  std::string name;
+  std::vector<double> values;   // numbers and missing values (NaN)
+  std::set<std::string> texts;  // the distinct cells that are neither
+  std::string a_number;         // one number's text, for the message on a mixed column
+};
+
+// Reads every column of the CSV, keeping texts that are no number instead of refusing them.
+std::vector<DraftColumn> ReadDraftColumns(const std::string& csv_path) {
+  std::ifstream in(csv_path, std::ios::binary);
+  if (!in) throw InvalidArgument("data", "cannot open file \"" + csv_path + "\"");
+  const std::string source = "\"" + csv_path + "\"";
+  std::vector<DraftColumn> columns;
+  std::vector<std::string_view> fields;
+  std::string line;
+  std::size_t line_number = 0, row = 0;
+  while (std::getline(in, line)) {
+    ++line_number;
+    if (IsBlankLine(line)) continue;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    std::string_view text = line;
+    if (line_number == 1 && text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
+    SplitLine(text, fields);
+    if (columns.empty()) {
+      for (const auto field : fields) columns.push_back({std::string(Trim(field)), {}, {}, {}});
+      continue;
+    }
+    ++row;
+    if (fields.size() != columns.size()) {
+      throw InvalidArgument("data", source + " row " + std::to_string(row) + " (line " +
+                                        std::to_string(line_number) + ") has " +
+                                        std::to_string(fields.size()) + " fields, the header has " +
+                                        std::to_string(columns.size()));
+    }
+    for (std::size_t c = 0; c < fields.size(); ++c) {
+      double value = 0;
+      DraftColumn& column = columns[c];
+      if (ParseField(fields[c], value) != Parsed::kBad) {
+        column.values.push_back(value);
+        if (column.a_number.empty() && !std::isnan(value)) column.a_number = Trim(fields[c]);
+      } else if (column.texts.size() <= static_cast<std::size_t>(1 << 24)) {
+        column.texts.emplace(Trim(fields[c]));
+      }
+    }
+  }
+  if (columns.empty()) throw InvalidArgument("data", source + " is empty (expected a header row)");
+  if (row == 0) throw InvalidArgument("data", source + " has a header but no data rows");
+  return columns;
+}
+
+// A column of texts: its names (sorted), or an error when numbers are mixed in (a cell "1" would
+// be read as code 1, not as a name) or there are more than a categorical feature may have.
+std::vector<std::string> NamesOf(const DraftColumn& column, const std::string& source,
+                                 const std::string& what) {
+  if (!column.a_number.empty()) {
+    throw InvalidArgument("data", source + ", column \"" + column.name + "\": mixes numbers (" +
+                                      Quote(column.a_number) + ") and text (" +
+                                      Quote(*column.texts.begin()) + "); write its " + what +
+                                      " all as names or all as integers 0..n-1");
+  }
+  if (column.texts.size() > static_cast<std::size_t>(1 << 24)) {
+    throw InvalidArgument("data", source + ", column \"" + column.name +
+                                      "\": more than 16777216 distinct texts (the most a "
+                                      "categorical feature may have)");
+  }
+  return {column.texts.begin(), column.texts.end()};
+}
 
 bool LooksCategorical(const std::vector<double>& column) {
   bool any = false;
@@ -34,56 +111,127 @@ bool LooksCategorical(const std::vector<double>& column) {
   return any;
 }
 
+// The task and classes from the label column.
+void DraftLabel(const DraftColumn& label, const std::string& source,
+                const std::optional<Task>& task, Schema& schema) {
+  if (!label.texts.empty()) {
+    schema.classes = NamesOf(label, source, "labels");
+    if (task == Task::kRegression || schema.classes.size() < 2) {
+      throw InvalidArgument(
+          "data", source + ", label column \"" + label.name +
+                      "\": " + std::to_string(schema.classes.size()) + " class name(s) such as " +
+                      Quote(schema.classes.front()) +
+                      (task == Task::kRegression ? ", but a regression label is a number"
+                                                 : "; a classification needs at least 2"));
+    }
+    schema.task = task ? *task : (schema.classes.size() == 2 ? Task::kBinary : Task::kMulticlass);
+    if (schema.task == Task::kBinary && schema.classes.size() != 2) {
+      throw InvalidArgument("data", source + ", label column \"" + label.name +
+                                        "\": " + std::to_string(schema.classes.size()) +
+                                        " class names, a binary label has 2");
+    }
+    schema.n_classes =
+        schema.task == Task::kMulticlass ? static_cast<int>(schema.classes.size()) : 0;
+    return;
+  }
+  bool binary = true, whole = true;
+  double largest = 0;
+  for (double y : label.values) {
+    if (std::isnan(y)) {
+      throw InvalidArgument("label", source + ", label column \"" + label.name +
+                                         "\": a label is missing (labels never are)");
+    }
+    binary = binary && (y == 0 || y == 1);
+    whole = whole && y >= 0 && y == std::floor(y);
+    if (y > largest) largest = y;
+  }
+  schema.task = task ? *task : (binary ? Task::kBinary : Task::kRegression);
+  if (schema.task == Task::kMulticlass) {
+    if (!whole) {
+      throw InvalidArgument("label", source + ", label column \"" + label.name +
+                                         "\": a multiclass label is a class index 0..K-1 or a "
+                                         "class name, not a fraction or a negative number");
+    }
+    schema.n_classes = std::max(2, static_cast<int>(std::min(largest, 1e9)) + 1);
+  } else if (schema.task == Task::kRegression) {
+    const auto [lo, hi] = std::minmax_element(label.values.begin(), label.values.end());
+    // A constant label gets a unit-wide range, as a constant feature does.
+    schema.label = LabelBounds{.min = *lo, .max = *hi > *lo ? *hi : *lo + 1};
+  }
+}
+
 }  // namespace
 
 Schema DraftSchema(const std::string& csv_path, const std::string& label,
                    const std::optional<Task>& task) {
-  // The data's own bounds, then the columns under them (as regression, so that any label loads).
-  Schema schema = SchemaFromData(csv_path, label, Task::kRegression);
-  const Dataset data = LoadCsv(csv_path, schema, {.label = label});
-  bool binary_labels = !data.labels.empty();
-  for (double y : data.labels) binary_labels = binary_labels && (y == 0 || y == 1);
-  schema.task = task ? *task : (binary_labels ? Task::kBinary : Task::kRegression);
-  for (std::size_t f = 0; f < schema.features.size(); ++f) {
-    FeatureSpec& spec = schema.features[f];
-    if (!LooksCategorical(data.columns[f])) continue;
-    spec.categorical = true;
-    double largest = 0;
-    for (double x : data.columns[f]) {
-      if (!std::isnan(x)) largest = std::max(largest, x);
+  const std::string source = "\"" + csv_path + "\"";
+  const std::vector<DraftColumn> columns = ReadDraftColumns(csv_path);
+  Schema schema;
+  schema.bounds_from_data = true;
+  bool has_label = false;
+  for (const DraftColumn& column : columns) {
+    if (column.name == label) {
+      DraftLabel(column, source, task, schema);
+      has_label = true;
+      continue;
     }
-    spec.n_codes = static_cast<int>(largest) + 1;
-    spec.min = 0;
-    spec.max = largest;
+    FeatureSpec spec;
+    spec.name = column.name;
+    if (!column.texts.empty()) {
+      spec.categorical = true;
+      spec.codes = NamesOf(column, source, "values");
+      spec.n_codes = static_cast<int>(spec.codes.size());
+      spec.max = spec.n_codes - 1;
+    } else if (LooksCategorical(column.values)) {
+      spec.categorical = true;
+      const double largest = *std::max_element(
+          column.values.begin(), column.values.end(),
+          [](double a, double b) { return std::isnan(a) || (!std::isnan(b) && a < b); });
+      spec.n_codes = static_cast<int>(largest) + 1;
+      spec.max = largest;
+    } else {
+      internal::SetBoundsFromValues(column.values, spec);
+    }
+    schema.features.push_back(std::move(spec));
   }
-  if (schema.task == Task::kRegression && !data.labels.empty()) {
-    const auto [lo, hi] = std::minmax_element(data.labels.begin(), data.labels.end());
-    // A constant label gets a unit-wide range, as a constant feature does.
-    schema.label = LabelBounds{.min = *lo, .max = *hi > *lo ? *hi : *lo + 1};
+  if (!has_label) {
+    throw InvalidArgument(
+        "label", source + ": no label column \"" + label + "\" in the header (pass --label NAME)");
   }
-  return schema;
+  if (schema.features.empty()) {
+    throw InvalidArgument("data", source + " has no feature columns besides the label");
+  }
+  // The names, widths and duplicates are checked as for a schema file.
+  Schema checked = Schema::FromJson(schema.ToJson());
+  checked.bounds_from_data = true;
+  return checked;
 }
 
 nlohmann::json SchemaDraftJson(const Schema& draft, bool with_data_bounds) {
+  const nlohmann::json ask = "?";
   nlohmann::json features = nlohmann::json::array();
   for (const FeatureSpec& spec : draft.features) {
     nlohmann::json entry = {{"name", spec.name}, {"categorical", spec.categorical}};
     if (spec.categorical) {
-      entry["n_codes"] = with_data_bounds ? nlohmann::json(spec.n_codes) : nlohmann::json("?");
-    } else if (with_data_bounds) {
-      entry["min"] = spec.min;
-      entry["max"] = spec.max;
+      entry["n_codes"] = with_data_bounds ? nlohmann::json(spec.n_codes) : ask;
+      if (!spec.codes.empty()) entry["codes"] = with_data_bounds ? nlohmann::json(spec.codes) : ask;
     } else {
-      entry["min"] = "?";
-      entry["max"] = "?";
+      entry["min"] = with_data_bounds ? nlohmann::json(spec.min) : ask;
+      entry["max"] = with_data_bounds ? nlohmann::json(spec.max) : ask;
     }
     features.push_back(std::move(entry));
   }
-  nlohmann::json out = {{"task", TaskName(draft.task)}, {"features", std::move(features)}};
+  nlohmann::json out = {{"task", TaskName(draft.task)}};
+  if (draft.task == Task::kMulticlass) {
+    out["n_classes"] = with_data_bounds ? nlohmann::json(draft.n_classes) : ask;
+  }
+  if (!draft.classes.empty())
+    out["classes"] = with_data_bounds ? nlohmann::json(draft.classes) : ask;
+  out["features"] = std::move(features);
   if (draft.task == Task::kRegression) {
     out["label"] = with_data_bounds && draft.label
                        ? nlohmann::json{{"min", draft.label->min}, {"max", draft.label->max}}
-                       : nlohmann::json{{"min", "?"}, {"max", "?"}};
+                       : nlohmann::json{{"min", ask}, {"max", ask}};
   }
   if (with_data_bounds) {
     out["bounds_from_data"] = kBoundsWarning;
