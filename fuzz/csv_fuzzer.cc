@@ -2,9 +2,10 @@
 // form of LoadCsv: once as training data (label required) and once as prediction data (label
 // skipped if present). What is accepted must keep the documented shape: one value per row and
 // feature, numeric values inside their bounds (clipped) or NaN, categorical codes in
-// [0, n_codes) or NaN, binary labels 0/1, clipped counts at most the number of rows. The binning
-// reader (ParseCsvBinned, what `rdpkit train` uses) must agree with it: the same refusal message,
-// or the same labels, clipping counts and each value's bin.
+// [0, n_codes) or NaN (written as codes or as their names), binary labels 0/1 (or no/yes), clipped
+// counts at most the number of rows. The binning reader (ParseCsvBinned, what `rdpkit train` uses)
+// must agree with it: the same refusal message, or the same labels, clipping counts and each
+// value's bin.
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -23,11 +24,11 @@ using rdpkit::trees::Schema;
 
 const Schema& FixedSchema() {
   static const Schema schema = Schema::FromJson(nlohmann::json::parse(R"({
-    "task": "binary",
+    "task": "binary", "classes": ["no", "yes"],
     "features": [
       {"name": "age", "min": 18, "max": 90},
       {"name": "balance", "min": -1e6, "max": 1e6},
-      {"name": "colour", "categorical": true, "n_codes": 3}
+      {"name": "colour", "categorical": true, "n_codes": 3, "codes": ["red", "blue", "dark, green"]}
     ]})"));
   return schema;
 }
