@@ -103,7 +103,7 @@ bad_shard() {
   "${mpirun[@]}" -np 2 "$rdpkit" train --data "$work/part2_%d.csv" --schema "$schema" \
     --epsilon 1 --out "$work/bad.json" --quiet 2>"$work/bad.err" || status=$?
   cat "$work/bad.err"
-  [[ $status -eq 2 && ! -e $work/bad.json ]] && grep -q '(rank 1) data: .*row 2 .*"abc" is not a number' "$work/bad.err"
+  [[ $status -eq 2 && ! -e $work/bad.json ]] && grep -q '(rank 1) data: .*row 2 .*"abc" is neither a number' "$work/bad.err"
 }
 check bad_rank_aborts_the_job bad_shard
 echo "mpi: $passed passed, $failed failed"

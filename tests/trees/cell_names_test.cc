@@ -13,6 +13,7 @@
 #include "rdpkit/trees/binned_csv.h"
 #include "rdpkit/trees/data.h"
 #include "rdpkit/trees/model.h"
+#include "rdpkit/trees/train.h"
 #include "trees_test_util.h"
 
 namespace rdpkit::trees {
@@ -166,6 +167,21 @@ TEST(CellNames, SchemaListsAreCheckedAndKeptInTheModel) {
   top["classes"] = {"no", "yes"};
   EXPECT_THAT([&] { Model::FromJson(top); },
               ThrowsMessage<InvalidArgument>(HasSubstr("classes: given for a binary model")));
+}
+
+// A binary model trained on a schema with class names keeps them in its schema only (its own
+// classes are a multiclass model's): the in-memory model is the one its file loads back as.
+TEST(CellNames, ABinaryModelKeepsItsClassNamesInItsSchema) {
+  const Schema schema = ColourSchema("binary", json({"no", "yes"}));
+  const TrainerConfig config = TrainerConfig::FromJson(
+      {{"n_estimators", 2}, {"max_depth", 2}, {"privacy", {{"epsilon", 1}, {"delta", 1e-5}}}});
+  Model model =
+      Train(ParseCsv(kNamesCsv, schema), config, {.progress = false, .progress_stream = nullptr});
+  EXPECT_TRUE(model.classes.empty());
+  model.schema = schema;  // as rdpkit train does
+  const Model back = Model::FromJson(json::parse(model.ToText()));
+  EXPECT_EQ(back.classes, model.classes);
+  EXPECT_EQ(back.schema.ToJson(), model.schema.ToJson());
 }
 
 TEST(CellNames, DraftsTextColumnsAsNamedCodesAndClasses) {

@@ -534,7 +534,7 @@ Model Trainer::Run() {
   model.config = config_.ToJson();
   model.config.erase("seed");
   model.n_classes = data_.schema.n_classes;
-  model.classes = data_.schema.classes;
+  if (model.n_classes >= 2) model.classes = data_.schema.classes;  // binary: only in its schema
   model.trees.reserve(static_cast<std::size_t>(config_.n_estimators));
   const bool refine_from_root = ih_ && strategy_->RefinesCandidatesFromRootHistogram();
   for (int t = 0; t < total_trees_; ++t) {
