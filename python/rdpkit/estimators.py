@@ -60,6 +60,26 @@ def _plain(value):
     return value
 
 
+def _is_text_dtype(dtype):
+    """Whether a pandas column holds text (object, string or category dtype)."""
+    return dtype.kind in "OSU" or str(dtype) in ("category", "string")
+
+
+def _cell_text(value):
+    """A value of a text column as the text of a CSV cell ("" for None and NaN)."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    if isinstance(value, str):
+        return value
+    try:
+        import pandas  # only reached for a pandas column or an object array
+        if pandas.isna(value):
+            return ""
+    except (ImportError, TypeError, ValueError):
+        pass
+    return str(value)
+
+
 class _DPGBTBase(BaseEstimator):
     _default_objective = None  # set by the subclasses
 
@@ -182,6 +202,46 @@ class _DPGBTBase(BaseEstimator):
             return "multiclass"
         return "binary" if objective.startswith("binary:") else "regression"
 
+    # ------------------------------------------------------------------ text features
+    def _codes_of_text(self, X, features):
+        """X with the text columns of its categorical features (pandas object, string or
+        category columns, or the columns of an object array) replaced by the values the CSV
+        reader gives the same cells (docs/trees.md § CSV): numbers, missing values (None, NaN,
+        "", "NA", ...) and the names the feature's "codes" list, as their codes. features: the
+        schema's feature entries by position (None: X is returned as it is)."""
+        if not features:
+            return X
+        is_frame = hasattr(X, "iloc") and hasattr(X, "dtypes")
+        if not is_frame and not (isinstance(X, np.ndarray) and X.dtype == object and X.ndim == 2):
+            return X
+        out = None
+        for j, feature in enumerate(features[:X.shape[1]]):
+            if not feature.get("categorical"):
+                continue
+            column = X.iloc[:, j] if is_frame else X[:, j]
+            if is_frame and not _is_text_dtype(column.dtype):
+                continue
+            cells = [_cell_text(value) for value in column]
+            values = _rdpkit.codes_of_cells(cells, _json.dumps(feature), "X")
+            if out is None:
+                out = X.copy() if is_frame else np.array(X, dtype=object)
+            if is_frame:
+                out.isetitem(j, values)
+            else:
+                out[:, j] = values
+        return X if out is None else out
+
+    def _fit_features(self, X):
+        """The schema's feature entries for fitting on X (None without bounds)."""
+        if self.bounds is None or not hasattr(X, "shape") or len(X.shape) != 2:
+            return None
+        names = ([str(c) for c in X.columns] if hasattr(X, "columns")
+                 else [f"x{i}" for i in range(X.shape[1])])
+        try:
+            return self.schema(X.shape[1], names)["features"]
+        except InvalidArgumentError:
+            return None  # fit reports the bad bounds
+
     # ------------------------------------------------------------------ fitting
     def _check_X_y(self, X, y, y_numeric):
         # float64 arrays as given are used as they are (no copy); other inputs are converted once.
@@ -218,6 +278,8 @@ class _DPGBTBase(BaseEstimator):
             self.delta_ = None
             self.privacy_event_ = None
         self.privacy_ = privacy
+        schema = self.model_.schema_json
+        self._schema_features = json.loads(schema)["features"] if schema else None
         self.n_features_in_ = len(self.model_.feature_names)
         self.n_estimators_ = self.model_.n_trees
         # Non-private local log (clipped values, ...): for the operator, never published.
@@ -225,6 +287,7 @@ class _DPGBTBase(BaseEstimator):
 
     def _raw_predict(self, X):
         check_is_fitted(self, "model_")
+        X = self._codes_of_text(X, self._schema_features)
         X = self._validate_data(X, reset=False, dtype=np.float64, force_all_finite="allow-nan")
         return np.asarray(self.model_.predict(X))
 
@@ -278,6 +341,7 @@ class DPGBTClassifier(ClassifierMixin, _DPGBTBase):
         return self._default_objective
 
     def fit(self, X, y):
+        X = self._codes_of_text(X, self._fit_features(X))
         X, y = self._check_X_y(X, y, y_numeric=False)
         check_classification_targets(y)
         if self.classes is None:
@@ -353,6 +417,7 @@ class DPGBTRegressor(RegressorMixin, _DPGBTBase):
         if self.classes is not None:
             raise InvalidArgumentError("classes is given for a regressor (classifiers only)",
                                        "classes", repr(self.classes), "None")
+        X = self._codes_of_text(X, self._fit_features(X))
         X, y = self._check_X_y(X, y, y_numeric=True)
         return self._fit(X, y)
 

@@ -132,6 +132,20 @@ py::array_t<double> PredictArrays(const trees::Model& model, const DoubleArray& 
   return out;
 }
 
+// A text column of X as the values of the feature the JSON object feature_json describes (a
+// schema's feature entry): numbers, missing values and the names of its codes, read as the CSV
+// reader reads them (trees::CodesOfCells).
+py::array_t<double> CodesOfTextCells(const std::vector<std::string>& cells,
+                                     const std::string& feature_json, const std::string& source) {
+  const nlohmann::json feature = ParseJson(feature_json, "bounds", "JSON text");
+  const trees::Schema one = trees::Schema::FromJson(
+      {{"task", "regression"}, {"features", nlohmann::json::array({feature})}});
+  const std::vector<double> values = trees::CodesOfCells(one.features[0], cells, source);
+  py::array_t<double> out(static_cast<py::ssize_t>(values.size()));
+  std::copy(values.begin(), values.end(), out.mutable_data());
+  return out;
+}
+
 }  // namespace
 
 void BindTrees(py::module_& m) {
@@ -159,10 +173,18 @@ void BindTrees(py::module_& m) {
                              [](const trees::Model& model) { return model.config.dump(); })
       .def_property_readonly("objective",
                              [](const trees::Model& model) { return ToString(model.objective); })
+      // The schema the model was trained with (its public bounds and names), or "" without one.
+      .def_property_readonly("schema_json",
+                             [](const trees::Model& model) {
+                               return model.schema.features.empty() ? std::string()
+                                                                    : model.schema.ToJson().dump();
+                             })
       .def_readonly("feature_names", &trees::Model::feature_names)
       .def_readonly("n_classes", &trees::Model::n_classes)
       .def_property_readonly("n_trees",
                              [](const trees::Model& model) { return model.trees.size(); });
+  m.def("codes_of_cells", &CodesOfTextCells, py::arg("cells"), py::arg("feature"),
+        py::arg("source"));
   m.def("train", &TrainArrays, py::arg("X"), py::arg("y"), py::arg("feature_names"),
         py::arg("schema"), py::arg("config"));
 }

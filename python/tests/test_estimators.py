@@ -97,6 +97,38 @@ def test_labels_are_any_two_classes_and_pandas_names_are_kept(binary_data):
     assert info.value.field == "y"
 
 
+def test_text_categories_are_read_as_their_codes(binary_data, tmp_path):
+    """A pandas text (or category) column, or an object array's column, of a categorical feature
+    whose bounds name its codes trains and predicts exactly as the codes do; an unknown name is
+    refused by name."""
+    X, y = binary_data
+    names = ["rent", "own", "free"]
+    codes = np.floor((X[:, 0] + 3) / 2).clip(0, 2)
+    codes[::17] = np.nan
+    frame = pd.DataFrame({"housing": codes, "income": X[:, 1]})
+    text = frame.assign(housing=[None if np.isnan(c) else names[int(c)] for c in codes])
+    bounds = [{"categorical": True, "n_codes": 3, "codes": names}, (-3.0, 3.0)]
+    fit = dict(bounds=bounds, random_state=2, n_estimators=10, max_depth=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rdpkit.PrivacyLeakWarning)  # the seed's warning
+        by_codes = rdpkit.DPGBTClassifier(**fit).fit(frame, y)
+        by_names = rdpkit.DPGBTClassifier(**fit).fit(text, y)
+        by_category = rdpkit.DPGBTClassifier(**fit).fit(
+            text.astype({"housing": "category"}), y)
+    assert by_names.model_json() == by_codes.model_json()
+    assert by_category.model_json() == by_codes.model_json()
+    assert by_codes.model_json()["schema"]["features"][0]["codes"] == names
+    np.testing.assert_array_equal(by_names.predict_proba(text), by_codes.predict_proba(frame))
+    np.testing.assert_array_equal(by_codes.predict_proba(text.to_numpy(dtype=object)),
+                                  by_codes.predict_proba(frame))
+    with pytest.raises(rdpkit.InvalidArgumentError, match='"shared" is neither a number'):
+        by_codes.predict(text.assign(housing="shared"))
+    # A model loaded from its file reads the names from the schema it records.
+    by_codes.save_model(tmp_path / "housing.json")
+    loaded = rdpkit.DPGBTClassifier().load_model(tmp_path / "housing.json")
+    np.testing.assert_array_equal(loaded.predict_proba(text), by_codes.predict_proba(frame))
+
+
 def test_a_seed_warns_and_is_not_in_the_model(binary_data):
     """A seed reproduces the noise: fitting with one warns, and the model file never holds it."""
     X, y = binary_data

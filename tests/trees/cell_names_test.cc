@@ -169,6 +169,26 @@ TEST(CellNames, SchemaListsAreCheckedAndKeptInTheModel) {
               ThrowsMessage<InvalidArgument>(HasSubstr("classes: given for a binary model")));
 }
 
+// Text cells from memory (the Python package's text columns) read as CSV cells of the feature.
+TEST(CellNames, CodesOfCellsReadsTextAsTheCsvReaderDoes) {
+  const Schema schema = ColourSchema();
+  const std::vector<double> colour =
+      CodesOfCells(schema.features[1], {"red", " dark blue ", "green, light", "3", "", "NA"}, "X");
+  ASSERT_EQ(colour.size(), 6U);
+  EXPECT_EQ(std::vector<double>(colour.begin(), colour.begin() + 4),
+            (std::vector<double>{0, 1, 2, 3}));
+  EXPECT_TRUE(std::isnan(colour[4]) && std::isnan(colour[5]));
+  EXPECT_EQ(CodesOfCells(schema.features[2], {"1", "+2"}), (std::vector<double>{1, 2}));
+  EXPECT_THAT(
+      [&] {
+        CodesOfCells(schema.features[1], {"red", "purple"}, "X");
+      },
+      ThrowsMessage<InvalidArgument>(
+          HasSubstr("X row 1, column \"colour\": \"purple\" is neither a number (the codes 0..3")));
+  EXPECT_THAT([&] { CodesOfCells(schema.features[0], {"old"}, "X"); },
+              ThrowsMessage<InvalidArgument>(HasSubstr("\"old\" is not a number")));
+}
+
 // A binary model trained on a schema with class names keeps them in its schema only (its own
 // classes are a multiclass model's): the in-memory model is the one its file loads back as.
 TEST(CellNames, ABinaryModelKeepsItsClassNamesInItsSchema) {

@@ -58,6 +58,8 @@ std::size_t ClipOrCheckColumn(const FeatureSpec& spec, std::vector<double>& colu
 // categorical feature or a multiclass label what its cells may be instead (cell_names.h).
 std::string BadFieldText(const Schema& schema, const csv::ColumnTarget& target,
                          std::string_view field);
+// The same for a feature's field (a Python text cell, CodesOfCells).
+std::string BadFeatureFieldText(const FeatureSpec& spec, std::string_view field);
 
 // Labels are never missing; binary labels are 0 or 1, multiclass labels the class indices
 // 0..n_classes-1. InvalidArgument "label" naming the row.

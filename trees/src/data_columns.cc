@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 
 #include "cell_names.h"
 #include "column_checks.h"
@@ -49,26 +50,30 @@ std::size_t ClipOrCheckColumn(const FeatureSpec& spec, std::vector<double>& colu
   return clipped;
 }
 
+std::string BadFeatureFieldText(const FeatureSpec& spec, std::string_view field) {
+  if (!spec.categorical) {
+    return csv::Quote(csv::Trim(field)) + " is not a number (missing values are empty or NaN)";
+  }
+  std::string why;
+  if (!spec.codes.empty()) CellNames::Of(spec.codes, "code", &why);
+  return NotACellText(
+      field, "the codes 0.." + std::to_string(spec.n_codes - 1) + ", or empty or NaN for missing",
+      spec.codes, "codes", why);
+}
+
 std::string BadFieldText(const Schema& schema, const csv::ColumnTarget& target,
                          std::string_view field) {
-  const auto with_names = [&](const std::string& integers, const std::vector<std::string>& names,
-                              const char* key, const char* what) {
-    std::string why;
-    if (!names.empty()) CellNames::Of(names, what, &why);
-    return NotACellText(field, integers, names, key, why);
-  };
   if (target.kind == csv::ColumnTarget::kFeature) {
-    const FeatureSpec& spec = schema.features[static_cast<std::size_t>(target.feature)];
-    if (spec.categorical) {
-      return with_names(
-          "the codes 0.." + std::to_string(spec.n_codes - 1) + ", or empty or NaN for missing",
-          spec.codes, "codes", "code");
-    }
-  } else if (target.kind == csv::ColumnTarget::kLabel && schema.task == Task::kMulticlass) {
-    return with_names("the class indices 0.." + std::to_string(schema.n_classes - 1),
-                      schema.classes, "classes", "class");
-  } else if (target.kind == csv::ColumnTarget::kLabel && schema.task == Task::kBinary) {
-    return with_names("the labels 0 and 1", schema.classes, "classes", "class");
+    return BadFeatureFieldText(schema.features[static_cast<std::size_t>(target.feature)], field);
+  }
+  const bool multiclass = schema.task == Task::kMulticlass;
+  if (target.kind == csv::ColumnTarget::kLabel && (multiclass || schema.task == Task::kBinary)) {
+    std::string why;
+    if (!schema.classes.empty()) CellNames::Of(schema.classes, "class", &why);
+    return NotACellText(field,
+                        multiclass ? "the class indices 0.." + std::to_string(schema.n_classes - 1)
+                                   : "the labels 0 and 1",
+                        schema.classes, "classes", why);
   }
   return csv::Quote(csv::Trim(field)) + " is not a number (missing values are empty or NaN)";
 }
@@ -147,6 +152,24 @@ Dataset DatasetFromColumns(const Schema& schema, std::vector<std::vector<double>
                         [&](std::size_t row) { return source + " row " + std::to_string(row); });
   data.labels = std::move(labels);
   return data;
+}
+
+std::vector<double> CodesOfCells(const FeatureSpec& spec, const std::vector<std::string>& cells,
+                                 const std::string& source) {
+  const std::shared_ptr<const internal::CellNames> names =
+      spec.categorical && !spec.codes.empty() ? internal::CellNames::Of(spec.codes, "code", nullptr)
+                                              : nullptr;
+  std::vector<double> values(cells.size());
+  for (std::size_t row = 0; row < cells.size(); ++row) {
+    double& value = values[row];
+    if (internal::csv::ParseField(cells[row], value) == internal::csv::Parsed::kBad &&
+        !(names && names->Find(internal::csv::Trim(cells[row]), value))) {
+      throw InvalidArgument("data", source + " row " + std::to_string(row) + ", column \"" +
+                                        spec.name +
+                                        "\": " + internal::BadFeatureFieldText(spec, cells[row]));
+    }
+  }
+  return values;
 }
 
 Schema SchemaFromColumns(const std::vector<std::string>& names,

@@ -131,6 +131,13 @@ Dataset ParseCsv(std::string_view text, const Schema& schema, const LoadOptions&
 // refuses them too); errors name `source`, the 0-based row and the column.
 Dataset DatasetFromColumns(const Schema& schema, std::vector<std::vector<double>> columns,
                            std::vector<double> labels, const std::string& source = "data");
+// The values of one feature's cells given as text (the Python package's text columns), each read
+// as the CSV reader reads a cell of that feature: a number is itself, an empty cell, NaN, NA or ?
+// is missing (NaN), and for a categorical feature any other text is the code it names
+// (FeatureSpec::codes, where they can stand in cells). The codes' range is checked later
+// (DatasetFromColumns). InvalidArgument "data" naming `source`, the 0-based row and the column.
+std::vector<double> CodesOfCells(const FeatureSpec& spec, const std::vector<std::string>& cells,
+                                 const std::string& source = "data");
 // Bounds read off columns in memory (LEAKS PRIVACY; bounds_from_data = true), by the rule of
 // SchemaFromData; names as in a schema file (unique, non-empty).
 Schema SchemaFromColumns(const std::vector<std::string>& names,
