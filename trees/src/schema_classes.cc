@@ -55,8 +55,9 @@ void ReadClasses(const nlohmann::json& json, Schema& schema) {
                             "given for a binary schema (it has 2 classes, labels 0 and 1; "
                             "\"classes\" may name them)");
     }
-    if (classes != json.end())
+    if (classes != json.end()) {
       schema.classes = ReadNames(*classes, "classes", "class 0, class 1", 2);
+    }
     return;
   }
   if (schema.task != Task::kMulticlass) return;
