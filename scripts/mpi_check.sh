@@ -7,7 +7,7 @@
 # one process on the concatenated data: for K = 2 and 4, on shards (--data part_%d.csv) and on row
 # ranges of one file, for totally random and histogram splits, predictions are compared (at most
 # 1e-6 apart). One "shares" run (secure aggregation) must report the single-process privacy
-# event. Prints one line per check and "mpi: N passed, M failed"; exit status 0 when all passed.
+# event. Shards with categorical names train the model of their codes. Prints one line per check and "mpi: N passed, M failed"; exit status 0 when all passed.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 rdpkit=${1:?usage: mpi_check.sh MPI_BUILD/tools/rdpkit}
@@ -95,6 +95,34 @@ shares="{\"n_estimators\": 20, \"seed\": 5, \"distributed_noise\": \"shares\", \
 check shares_np4 "${mpirun[@]}" -np 4 "$rdpkit" train --data "$work/part4_%d.csv" \
   --schema "$schema" --config "$shares" --out "$work/shares.json" --quiet
 check shares_event same_privacy "$work/shares.json" "$work/tr.single.json"
+# Shards that write the categorical codes by their names (the schema's "codes") train the model
+# of the codes, byte for byte (docs/trees.md § CSV).
+named_shards() {
+  shard 2
+  python3 - "$schema" "$work" <<'PY'
+import json, sys
+schema, work = json.load(open(sys.argv[1])), sys.argv[2]
+names = {f["name"]: f["codes"] for f in schema["features"] if f.get("categorical")}
+for r in range(2):
+    lines = open(f"{work}/part2_{r}.csv").read().splitlines()
+    header = lines[0].split(",")
+    with open(f"{work}/named2_{r}.csv", "w") as out:
+        out.write(lines[0] + "\n")
+        for line in lines[1:]:
+            cells = line.split(",")
+            for i, column in enumerate(header):
+                if column in names and cells[i]:
+                    name = names[column][int(float(cells[i]))]
+                    cells[i] = f'"{name}"' if "," in name else name
+            out.write(",".join(cells) + "\n")
+PY
+  "${mpirun[@]}" -np 2 "$rdpkit" train --data "$work/named2_%d.csv" --schema "$schema" \
+    --config "${configs[0]#*|}" --out "$work/named.json" --quiet &&
+    "${mpirun[@]}" -np 2 "$rdpkit" train --data "$work/part2_%d.csv" --schema "$schema" \
+      --config "${configs[0]#*|}" --out "$work/codes.json" --quiet &&
+    grep -q '^<0,' "$work/named2_0.csv" && cmp "$work/named.json" "$work/codes.json"
+}
+check names_np2_same_model named_shards
 # A rank with bad data ends the whole job: exit status 2, the rank and the value named, no model.
 bad_shard() {
   shard 2
