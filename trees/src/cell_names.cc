@@ -33,10 +33,10 @@ std::shared_ptr<const CellNames> CellNames::Of(const std::vector<std::string>& n
       problem = whose + " holds a double quote or a line break, which a CSV cell cannot";
     } else if (csv::Trim(name) != name) {
       problem = whose + " begins or ends with a blank, which a cell loses";
-    } else if (csv::ParseField(name, ignored) == csv::Parsed::kMissing) {
-      problem = whose + " reads as a missing value";
-    } else if (csv::ParseField(name, ignored) == csv::Parsed::kNumber) {
-      problem = whose + " reads as a number";
+    } else if (const csv::Parsed parsed = csv::ParseField(name, ignored);
+               parsed != csv::Parsed::kBad) {
+      problem = whose + (parsed == csv::Parsed::kMissing ? " reads as a missing value"
+                                                         : " reads as a number");
     }
     if (!problem.empty()) {
       if (why != nullptr) *why = problem;
@@ -61,7 +61,9 @@ bool CellNames::Find(std::string_view text, double& index) const {
 
 std::string NotACellText(std::string_view field, const std::string& integers,
                          const std::vector<std::string>& names, const std::string& key,
-                         const std::string& why_not_names) {
+                         const std::string& what) {
+  std::string why_not_names;
+  if (!names.empty()) CellNames::Of(names, what, &why_not_names);
   const std::string shown = csv::Quote(csv::Trim(field));
   if (names.empty()) {
     return shown + " is not a number (" + integers + "; list their names in the schema's \"" + key +

@@ -29,12 +29,11 @@ class CellNames {
 
 // Why `field` (a cell that is not a number) was refused, for a column whose integers are
 // `integers` ("the codes 0..3, or empty or NaN for missing") and whose names are `names` (the
-// schema's list, possibly empty):
-// "\"purple\" is neither ... nor ...". `key` is the schema key that lists names ("codes",
-// "classes"); `why_not_names` is CellNames::Of's reason when the list exists but cannot be used.
+// schema's list under `key`, "codes" or "classes", possibly empty; `what` names one entry, "code"
+// or "class"): "\"purple\" is neither ... nor ...", or why the list cannot stand in cells.
 std::string NotACellText(std::string_view field, const std::string& integers,
                          const std::vector<std::string>& names, const std::string& key,
-                         const std::string& why_not_names);
+                         const std::string& what);
 
 }  // namespace rdpkit::trees::internal
 

@@ -53,6 +53,8 @@ inline bool ClipValue(const FeatureSpec& spec, double& value) {
 std::size_t ClipOrCheckColumn(const FeatureSpec& spec, std::vector<double>& column,
                               const RowNamer& where);
 
+// "\"abc\" is not a number (missing values are empty or NaN)": a numeric column's bad field.
+std::string NotANumberText(std::string_view field);
 // Why `field` of a column that `target` sends to the schema's features or labels was refused (it
 // is no number, nor one of the column's names): "\"abc\" is not a number (…)", or for a
 // categorical feature or a multiclass label what its cells may be instead (cell_names.h).

@@ -61,6 +61,13 @@ inline Parsed ParseField(std::string_view field, double& value) {
   return Parsed::kNumber;
 }
 
+// A field that from_chars did not take whole: a number, a missing value or, where the column has
+// names (cell_names.h), one of them. False when it is none of these.
+inline bool ReadSlowField(std::string_view field, const CellNames* names, double& value) {
+  return ParseField(field, value) != Parsed::kBad ||
+         (names != nullptr && names->Find(Trim(field), value));
+}
+
 // Splits a header or data line into fields (commas; a field may be wrapped in double quotes, which
 // then may contain commas). Appends views into line to fields.
 inline void SplitLine(std::string_view line, std::vector<std::string_view>& fields) {
@@ -131,8 +138,7 @@ LineError ParseDataLine(std::string_view line, const std::vector<ColumnTarget>& 
       const auto result = std::from_chars(p, field_end, value);
       if (result.ec != std::errc() || result.ptr != field_end || !std::isfinite(value)) {
         const std::string_view field(p, static_cast<std::size_t>(field_end - p));
-        if (ParseField(field, value) == Parsed::kBad &&
-            !(targets[c].names && targets[c].names->Find(Trim(field), value))) {
+        if (!ReadSlowField(field, targets[c].names.get(), value)) {
           return {LineError::kBadValue, c, field};
         }
       }

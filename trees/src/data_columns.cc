@@ -14,6 +14,10 @@
 namespace rdpkit::trees {
 namespace internal {
 
+std::string NotANumberText(std::string_view field) {
+  return csv::Quote(csv::Trim(field)) + " is not a number (missing values are empty or NaN)";
+}
+
 std::string CodeProblem(const FeatureSpec& spec, double value) {
   if (std::isnan(value)) return {};
   if (value != std::floor(value) || value < 0 || value >= spec.n_codes) {
@@ -51,14 +55,10 @@ std::size_t ClipOrCheckColumn(const FeatureSpec& spec, std::vector<double>& colu
 }
 
 std::string BadFeatureFieldText(const FeatureSpec& spec, std::string_view field) {
-  if (!spec.categorical) {
-    return csv::Quote(csv::Trim(field)) + " is not a number (missing values are empty or NaN)";
-  }
-  std::string why;
-  if (!spec.codes.empty()) CellNames::Of(spec.codes, "code", &why);
+  if (!spec.categorical) return NotANumberText(field);
   return NotACellText(
       field, "the codes 0.." + std::to_string(spec.n_codes - 1) + ", or empty or NaN for missing",
-      spec.codes, "codes", why);
+      spec.codes, "codes", "code");
 }
 
 std::string BadFieldText(const Schema& schema, const csv::ColumnTarget& target,
@@ -66,16 +66,12 @@ std::string BadFieldText(const Schema& schema, const csv::ColumnTarget& target,
   if (target.kind == csv::ColumnTarget::kFeature) {
     return BadFeatureFieldText(schema.features[static_cast<std::size_t>(target.feature)], field);
   }
-  const bool multiclass = schema.task == Task::kMulticlass;
-  if (target.kind == csv::ColumnTarget::kLabel && (multiclass || schema.task == Task::kBinary)) {
-    std::string why;
-    if (!schema.classes.empty()) CellNames::Of(schema.classes, "class", &why);
-    return NotACellText(field,
-                        multiclass ? "the class indices 0.." + std::to_string(schema.n_classes - 1)
-                                   : "the labels 0 and 1",
-                        schema.classes, "classes", why);
-  }
-  return csv::Quote(csv::Trim(field)) + " is not a number (missing values are empty or NaN)";
+  if (schema.task == Task::kRegression) return NotANumberText(field);
+  return NotACellText(field,
+                      schema.task == Task::kMulticlass
+                          ? "the class indices 0.." + std::to_string(schema.n_classes - 1)
+                          : "the labels 0 and 1",
+                      schema.classes, "classes", "class");
 }
 
 void CheckLabels(const Schema& schema, const std::vector<double>& labels, const RowNamer& where) {
@@ -161,9 +157,7 @@ std::vector<double> CodesOfCells(const FeatureSpec& spec, const std::vector<std:
                                               : nullptr;
   std::vector<double> values(cells.size());
   for (std::size_t row = 0; row < cells.size(); ++row) {
-    double& value = values[row];
-    if (internal::csv::ParseField(cells[row], value) == internal::csv::Parsed::kBad &&
-        !(names && names->Find(internal::csv::Trim(cells[row]), value))) {
+    if (!internal::csv::ReadSlowField(cells[row], names.get(), values[row])) {
       throw InvalidArgument("data", source + " row " + std::to_string(row) + ", column \"" +
                                         spec.name +
                                         "\": " + internal::BadFeatureFieldText(spec, cells[row]));

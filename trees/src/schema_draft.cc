@@ -225,8 +225,9 @@ nlohmann::json SchemaDraftJson(const Schema& draft, bool with_data_bounds) {
   if (draft.task == Task::kMulticlass) {
     out["n_classes"] = with_data_bounds ? nlohmann::json(draft.n_classes) : ask;
   }
-  if (!draft.classes.empty())
+  if (!draft.classes.empty()) {
     out["classes"] = with_data_bounds ? nlohmann::json(draft.classes) : ask;
+  }
   out["features"] = std::move(features);
   if (draft.task == Task::kRegression) {
     out["label"] = with_data_bounds && draft.label
