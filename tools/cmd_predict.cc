@@ -75,7 +75,9 @@ std::string MulticlassCsv(const trees::Model& model, const trees::Dataset& data,
 int RunPredict(const PredictArgs& args, std::ostream& out) {
   if (args.model.empty()) throw InvalidArgument("model", "missing (--model model.json)");
   if (args.data.empty()) throw InvalidArgument("data", "missing (--data test.csv)");
-  if (!args.out.empty()) trees::CheckOutputPath(args.out, "out");  // before the data is read
+  if (!args.out.empty()) {  // before the data is read
+    trees::CheckOutputPath(args.out, "out", {{args.model, "model"}, {args.data, "data"}});
+  }
   const trees::Model model = trees::Model::Load(args.model);
   const trees::Dataset data = LoadDataForModel(model, args.data, args.label, false);
   const trees::Task task = trees::TaskOfObjective(model.objective);

@@ -22,6 +22,7 @@ int RunSchema(const SchemaArgs& args, std::ostream& out) {
   } else if (!args.task.empty()) {
     throw InvalidArgument("task", "\"" + args.task + "\"", "{binary, regression, multiclass}");
   }
+  if (!args.out.empty()) trees::CheckOutputPath(args.out, "out", {{args.data, "data"}});
   const trees::Schema draft = trees::DraftSchema(args.data, args.label, task);
   const nlohmann::json json = trees::SchemaDraftJson(draft, args.bounds_from_data);
   if (args.bounds_from_data && args.err != nullptr) {

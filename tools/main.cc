@@ -3,6 +3,9 @@
 #include <malloc.h>
 
 #include <CLI/CLI.hpp>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <string>
 
@@ -44,7 +47,16 @@ int main(int argc, char** argv) {
   }
   try {
     app.parse(argc, argv);
-    return action ? action(std::cout) : 2;
+    const int status = action ? action(std::cout) : 2;
+    // Output that did not reach its file (a full disk, a closed stream) is a failure, not a
+    // silent loss.
+    std::cout.flush();
+    if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout) != 0) {
+      std::cerr << "rdpkit: error: cannot write the output to standard output: "
+                << std::strerror(errno) << "\n";
+      return 1;
+    }
+    return status;
   } catch (const CLI::ParseError& error) {
     if (error.get_exit_code() == 0) return app.exit(error);  // --help, --version
     std::cerr << "rdpkit: error: " << rdpkit::tools::DescribeUsageError(app, error) << "\n";

@@ -18,16 +18,22 @@
 #include "csv_line.h"
 #include "parallel.h"
 #include "rdpkit/accountant/errors.h"
+#include "rdpkit/accountant/json_input.h"
+#include "text_file.h"
 
 namespace rdpkit::trees {
 namespace {
 
 using namespace internal::csv;  // NOLINT: the CSV line pieces shared with data.cc
+using internal::kMaxLineBytes;
+using internal::ThrowLineTooLong;
 
 constexpr std::size_t kBlockBytes = std::size_t{16} << 20;
 
 // Blocks of whole lines, of a file or of text in memory; each block but the file's last ends
-// with '\n'. A line longer than a block makes the block grow to hold it.
+// with '\n'. A line longer than a block makes the block grow to hold it, up to kMaxLineBytes.
+// The file is read twice (Rewind), so it must be a regular file (LoadCsvBinned reads any other
+// into memory first).
 class BlockSource {
  public:
   explicit BlockSource(std::string_view text) : text_(text) {}
@@ -74,6 +80,9 @@ class BlockSource {
       }
       if (buffer_.empty()) return false;
       const std::size_t last = buffer_.rfind('\n');
+      if (!eof_ && last == std::string::npos && buffer_.size() > kMaxLineBytes) {
+        ThrowLineTooLong("data", "\"" + Abbreviate(path_) + "\"");
+      }
       if (eof_ || last != std::string::npos) {
         consumed_ = eof_ ? buffer_.size() : last + 1;
         block = std::string_view(buffer_).substr(0, consumed_);
@@ -450,9 +459,14 @@ bool CandidatesFromSchemaAlone(const TrainerConfig::SplitCandidates& candidates)
 Dataset LoadCsvBinned(const std::string& csv_path, const Schema& schema,
                       const TrainerConfig::SplitCandidates& candidates, int threads,
                       const LoadOptions& options, RowRange range) {
+  const std::string source_name = "\"" + csv_path + "\"";
+  if (!internal::IsRegularFile(csv_path)) {  // a pipe or device cannot be read twice
+    const std::string text = internal::ReadDataText(csv_path, "data");
+    BlockSource blocks{std::string_view(text)};
+    return BinningReader(schema, candidates, threads, options, range, source_name).Read(blocks);
+  }
   BlockSource source(csv_path);
-  return BinningReader(schema, candidates, threads, options, range, "\"" + csv_path + "\"")
-      .Read(source);
+  return BinningReader(schema, candidates, threads, options, range, source_name).Read(source);
 }
 
 Dataset ParseCsvBinned(std::string_view text, const Schema& schema,

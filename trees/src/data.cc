@@ -22,6 +22,7 @@
 #include "rdpkit/accountant/errors.h"
 #include "rdpkit/accountant/json_input.h"
 #include "schema_classes.h"
+#include "text_file.h"
 
 namespace rdpkit::trees {
 namespace {
@@ -63,25 +64,6 @@ void RequireFiniteWidth(const FeatureSpec& spec, std::size_t index) {
                             "] (feature \"" + spec.name + "\", width max − min overflows)",
                         "the bounds of finite width (max − min ≤ " +
                             FormatNumber(std::numeric_limits<double>::max()) + ")");
-}
-
-std::string ReadWholeFile(const std::string& path, const std::string& field) {
-  std::FILE* file = std::fopen(path.c_str(), "rb");
-  if (file == nullptr) throw InvalidArgument(field, "cannot open file \"" + path + "\"");
-  std::string text;
-  // One allocation of the file's size when it is known (a regular file), chunks otherwise.
-  if (std::fseek(file, 0, SEEK_END) == 0) {
-    const long size = std::ftell(file);
-    if (size > 0) text.reserve(static_cast<std::size_t>(size));
-    std::rewind(file);
-  }
-  char buffer[1 << 16];
-  std::size_t got = 0;
-  while ((got = std::fread(buffer, 1, sizeof(buffer), file)) > 0) text.append(buffer, got);
-  const bool failed = std::ferror(file) != 0;
-  std::fclose(file);
-  if (failed) throw InvalidArgument(field, "cannot read file \"" + path + "\"");
-  return text;
 }
 
 struct RawTable {
@@ -269,7 +251,8 @@ Schema Schema::FromJson(const nlohmann::json& json) {
 }
 
 Schema Schema::FromFile(const std::string& path) {
-  const std::string text = ReadWholeFile(path, "schema");
+  const std::string text =
+      internal::ReadDocumentText(path, "schema", internal::kMaxSchemaBytes, "a schema file");
   // Strict: duplicate keys, 1e999, invalid UTF-8, trailing text are refused (json_input.h).
   return FromJson(ParseJson(text, "schema", "file \"" + Abbreviate(path) + "\""));
 }
@@ -435,12 +418,12 @@ Dataset ParseCsv(std::string_view text, const Schema& schema, const LoadOptions&
 }
 
 Dataset LoadCsv(const std::string& csv_path, const Schema& schema, const LoadOptions& options) {
-  const std::string text = ReadWholeFile(csv_path, "data");
+  const std::string text = internal::ReadDataText(csv_path, "data");
   return ParseCsv(text, schema, options, "\"" + csv_path + "\"");
 }
 
 Schema SchemaFromData(const std::string& csv_path, const std::string& label, Task task) {
-  const std::string text = ReadWholeFile(csv_path, "data");
+  const std::string text = internal::ReadDataText(csv_path, "data");
   const std::string source = "\"" + csv_path + "\"";
   bool has_label = false;
   auto targets_of_header = [&](const std::vector<std::string>& header) {

@@ -108,6 +108,13 @@ bool WriteAll(int fd, const std::string& text) {
   return true;
 }
 
+// "a/b/c.json" → "a/b" and "c.json"; "c.json" → "." and "c.json"; "/c.json" → "/" and "c.json".
+void SplitPath(const std::string& path, std::string& dir, std::string& name) {
+  const std::size_t slash = path.find_last_of('/');
+  dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+  name = slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
 // A target path split into its folder and file name, after the checks both entry points share.
 struct Target {
   std::string dir;
@@ -119,9 +126,7 @@ struct Target {
 Target CheckedTarget(const std::string& path, const std::string& field) {
   if (path.empty()) throw InvalidArgument(field, "empty path");
   Target target;
-  const std::size_t slash = path.find_last_of('/');
-  target.dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
-  target.name = slash == std::string::npos ? path : path.substr(slash + 1);
+  SplitPath(path, target.dir, target.name);
   if (target.name.empty() || target.name == "." || target.name == "..") {
     throw InvalidArgument(field, "\"" + path + "\" names a directory, not a file");
   }
@@ -134,10 +139,45 @@ Target CheckedTarget(const std::string& path, const std::string& field) {
   return target;
 }
 
+// A path with its folder resolved (symbolic links, "..", "."): the same text for two spellings
+// of one place, whether or not the file itself exists. The path itself when the folder does not
+// resolve.
+std::string ResolvedPath(const std::string& path) {
+  std::string dir;
+  std::string name;
+  SplitPath(path, dir, name);
+  char* real = realpath(dir.c_str(), nullptr);
+  if (real == nullptr) return path;
+  std::string resolved = real;
+  std::free(real);
+  return resolved + "/" + name;
+}
+
+bool SameFile(const std::string& a, const std::string& b) {
+  struct stat first {};
+  struct stat second {};
+  if (stat(a.c_str(), &first) == 0 && stat(b.c_str(), &second) == 0) {
+    return first.st_dev == second.st_dev && first.st_ino == second.st_ino;
+  }
+  return ResolvedPath(a) == ResolvedPath(b);
+}
+
+bool IsFilePath(const std::string& path) {
+  const std::size_t first = path.find_first_not_of(" \t\r\n");
+  return !path.empty() && path != "-" && !(first != std::string::npos && path[first] == '{');
+}
+
 }  // namespace
 
-void CheckOutputPath(const std::string& path, const std::string& field) {
+void CheckOutputPath(const std::string& path, const std::string& field,
+                     const std::vector<OtherFile>& others) {
   const Target target = CheckedTarget(path, field);
+  for (const OtherFile& other : others) {
+    if (!IsFilePath(other.path) || !SameFile(path, other.path)) continue;
+    throw InvalidArgument(field, "\"" + path + "\" is the same file as --" + other.field + " (\"" +
+                                     other.path + "\"); --" + field +
+                                     " needs a file of its own, or one would overwrite the other");
+  }
   struct stat folder {};
   if (stat(target.dir.c_str(), &folder) != 0 || !S_ISDIR(folder.st_mode)) {
     throw InvalidArgument(field, "\"" + path + "\": its folder \"" + target.dir +

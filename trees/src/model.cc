@@ -17,6 +17,7 @@
 #include "rdpkit/trees/file_output.h"
 #include "schema_classes.h"
 #include "softmax.h"
+#include "text_file.h"
 
 namespace rdpkit::trees {
 namespace {
@@ -118,19 +119,6 @@ Node NodeFromJson(const nlohmann::json& json, int tree, std::size_t index) {
   node.right = Index(Member(json, "right", NodeField(tree, index, "right")),
                      NodeField(tree, index, "right"));
   return node;
-}
-
-std::string ReadModelFile(const std::string& path) {
-  std::FILE* file = std::fopen(path.c_str(), "rb");
-  if (file == nullptr) throw InvalidArgument("model", "cannot open file \"" + path + "\"");
-  std::string text;
-  char buffer[1 << 16];
-  std::size_t got = 0;
-  while ((got = std::fread(buffer, 1, sizeof(buffer), file)) > 0) text.append(buffer, got);
-  const bool failed = std::ferror(file) != 0;
-  std::fclose(file);
-  if (failed) throw InvalidArgument("model", "cannot read file \"" + path + "\"");
-  return text;
 }
 
 }  // namespace
@@ -550,10 +538,22 @@ std::string Model::ToText() const {
   return text;
 }
 
-void Model::Save(const std::string& path) const { WriteFileAtomically(path, ToText(), "out"); }
+void Model::Save(const std::string& path) const {
+  const std::string text = ToText();
+  // A file that Load would refuse is not written.
+  if (text.size() > internal::kMaxModelBytes) {
+    throw InvalidArgument("out", "the model is " + std::to_string(text.size()) +
+                                     " bytes of JSON, more than the " +
+                                     std::to_string(internal::kMaxModelBytes >> 20) +
+                                     " MiB a model file may have (rdpkit reads no larger one): "
+                                     "train fewer or shallower trees (n_estimators, max_depth)");
+  }
+  WriteFileAtomically(path, text, "out");
+}
 
 Model Model::Load(const std::string& path) {
-  const std::string text = ReadModelFile(path);
+  const std::string text =
+      internal::ReadDocumentText(path, "model", internal::kMaxModelBytes, "a model file");
   // Strict: duplicate keys, 1e999, invalid UTF-8, trailing text are refused (json_input.h).
   const nlohmann::json json =
       ParseJson(text, "model", "model file \"" + Abbreviate(path) + "\" (corrupt or truncated?)");

@@ -11,6 +11,7 @@
 #include "csv_line.h"
 #include "rdpkit/accountant/errors.h"
 #include "rdpkit/trees/data.h"
+#include "text_file.h"
 
 namespace rdpkit::trees {
 namespace {
@@ -42,18 +43,19 @@ struct DraftColumn {
 
 // Reads every column of the CSV, keeping texts that are no number instead of refusing them.
 std::vector<DraftColumn> ReadDraftColumns(const std::string& csv_path) {
-  std::ifstream in(csv_path, std::ios::binary);
-  if (!in) throw InvalidArgument("data", "cannot open file \"" + csv_path + "\"");
+  const std::string file_text = internal::ReadDataText(csv_path, "data");
   const std::string source = "\"" + csv_path + "\"";
   std::vector<DraftColumn> columns;
   std::vector<std::string_view> fields;
-  std::string line;
   std::size_t line_number = 0, row = 0;
-  while (std::getline(in, line)) {
+  for (std::size_t pos = 0; pos < file_text.size();) {
+    std::size_t stop = file_text.find('\n', pos);
+    if (stop == std::string::npos) stop = file_text.size();
+    std::string_view text = std::string_view(file_text).substr(pos, stop - pos);
+    pos = stop + 1;
     ++line_number;
-    if (IsBlankLine(line)) continue;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    std::string_view text = line;
+    if (IsBlankLine(text)) continue;
+    if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
     if (line_number == 1 && text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
     SplitLine(text, fields);
     if (columns.empty()) {

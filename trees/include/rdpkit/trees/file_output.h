@@ -5,6 +5,7 @@
 #define RDPKIT_TREES_FILE_OUTPUT_H_
 
 #include <string>
+#include <vector>
 
 namespace rdpkit::trees {
 
@@ -18,11 +19,20 @@ namespace rdpkit::trees {
 void WriteFileAtomically(const std::string& path, const std::string& text,
                          const std::string& field = "out");
 
+// A file that a command reads, or another file it writes, named by its flag ("data", "report").
+struct OtherFile {
+  std::string path;  // empty, "-" (standard input) or inline JSON ("{...}"): no file, skipped
+  std::string field;
+};
+
 // Refuses up front (before hours of training, say) a target that WriteFileAtomically would
 // refuse or fail on: an empty path, one that names a directory, an existing file that is not a
-// regular file, or a folder that does not exist or that this process cannot write to.
-// InvalidArgument naming field. Writes nothing.
-void CheckOutputPath(const std::string& path, const std::string& field = "out");
+// regular file, or a folder that does not exist or that this process cannot write to; and a
+// target that is the same file as one of `others` (the command's input, which it would replace,
+// or its other output): the same device and inode, or, where one does not exist yet, the same
+// real folder and name. InvalidArgument naming field. Writes nothing.
+void CheckOutputPath(const std::string& path, const std::string& field = "out",
+                     const std::vector<OtherFile>& others = {});
 
 }  // namespace rdpkit::trees
 

@@ -1,0 +1,104 @@
+#include "text_file.h"
+
+#include <sys/stat.h>
+
+#include <cstdio>
+#include <memory>
+
+#include "rdpkit/accountant/errors.h"
+#include "rdpkit/accountant/json_input.h"
+
+namespace rdpkit::trees::internal {
+namespace {
+
+struct FileCloser {
+  void operator()(std::FILE* file) const { std::fclose(file); }
+};
+using File = std::unique_ptr<std::FILE, FileCloser>;
+
+std::string Quoted(const std::string& path) {
+  std::string quoted = "\"";
+  quoted += Abbreviate(path);
+  quoted += '"';
+  return quoted;
+}
+
+File Open(const std::string& path, const std::string& field) {
+  File file(std::fopen(path.c_str(), "rb"));
+  if (!file) throw InvalidArgument(field, "cannot open file " + Quoted(path));
+  return file;
+}
+
+std::string MiB(std::size_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
+
+}  // namespace
+
+bool IsRegularFile(const std::string& path) {
+  struct stat info {};
+  return stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode);
+}
+
+void ThrowLineTooLong(const std::string& field, const std::string& source) {
+  throw InvalidArgument(field, source + " has a line longer than " + MiB(kMaxLineBytes) +
+                                   " (the limit of a CSV row; is it a CSV text file?)");
+}
+
+std::size_t AfterLastNewline(std::string_view text, std::size_t from, std::size_t none) {
+  const std::size_t last = text.substr(from).rfind('\n');
+  return last == std::string_view::npos ? none : from + last + 1;
+}
+
+std::string ReadDataText(const std::string& path, const std::string& field) {
+  const File file = Open(path, field);
+  std::string text;
+  // One allocation of the file's size when it is known (a regular file), chunks otherwise.
+  if (std::fseek(file.get(), 0, SEEK_END) == 0) {
+    const long size = std::ftell(file.get());
+    if (size > 0) text.reserve(static_cast<std::size_t>(size));
+    std::rewind(file.get());
+  }
+  char buffer[1 << 16];
+  std::size_t got = 0;
+  std::size_t line_start = 0;  // where the line being read begins
+  while ((got = std::fread(buffer, 1, sizeof(buffer), file.get())) > 0) {
+    const std::size_t from = text.size();
+    text.append(buffer, got);
+    line_start = AfterLastNewline(text, from, line_start);
+    if (text.size() - line_start > kMaxLineBytes) {
+      ThrowLineTooLong(field, Quoted(path));
+    }
+  }
+  if (std::ferror(file.get()) != 0) {
+    throw InvalidArgument(field, "cannot read file " + Quoted(path));
+  }
+  return text;
+}
+
+std::string ReadDocumentText(const std::string& path, const std::string& field,
+                             std::size_t max_bytes, const std::string& what) {
+  const File file = Open(path, field);
+  const auto too_long = [&] {
+    return InvalidArgument(
+        field, Quoted(path) + " is longer than " + MiB(max_bytes) + ", the limit of " + what);
+  };
+  std::string text;
+  // A regular file's size is known before it is read.
+  struct stat info {};
+  if (fstat(fileno(file.get()), &info) == 0 && S_ISREG(info.st_mode)) {
+    if (static_cast<std::size_t>(info.st_size) > max_bytes) throw too_long();
+    text.reserve(static_cast<std::size_t>(info.st_size));
+  }
+  char buffer[1 << 16];
+  std::size_t got = 0;
+  while (text.size() <= max_bytes &&
+         (got = std::fread(buffer, 1, sizeof(buffer), file.get())) > 0) {
+    text.append(buffer, got);
+  }
+  if (std::ferror(file.get()) != 0) {
+    throw InvalidArgument(field, "cannot read file " + Quoted(path));
+  }
+  if (text.size() > max_bytes) throw too_long();
+  return text;
+}
+
+}  // namespace rdpkit::trees::internal
