@@ -254,8 +254,9 @@ trees::TrainerConfig CheckedSchemaAndConfig(const TrainArgs& args, const TrainRa
   if (!config_json.contains("objective") && has_schema) {
     config_json["objective"] = DefaultObjective(schema.task);
   }
-  // The keys as given, checked before the data is read; the auto rule fills in the others below.
-  const trees::TrainerConfig given = trees::TrainerConfig::FromJson(config_json);
+  // The keys as given, checked before the data is read (batch_size against the auto rule's T once
+  // n is known, GivenConfig); the auto rule fills in the others below.
+  const trees::TrainerConfig given = trees::GivenConfig(config_json);
   const trees::Task task = trees::TaskOfObjective(given.objective);
   if (args.bounds_from_data) {
     if (args.err != nullptr) *args.err << kBoundsWarning << std::flush;
@@ -287,8 +288,12 @@ int TrainOnRanks(const TrainArgs& args, std::ostream& out, TrainRanks& ranks) {
   }
   // Where rank 0 will write, checked before the data is read and the model trained.
   if (ranks.rank() == 0) {
-    trees::CheckOutputPath(args.out, "out");
-    if (!args.report.empty()) trees::CheckOutputPath(args.report, "report");
+    const std::vector<trees::OtherFile> inputs = {
+        {ranks.DataPath(args.data), "data"}, {args.schema, "schema"}, {args.config, "config"}};
+    std::vector<trees::OtherFile> others = inputs;
+    others.push_back({args.report, "report"});
+    trees::CheckOutputPath(args.out, "out", others);
+    if (!args.report.empty()) trees::CheckOutputPath(args.report, "report", inputs);
   }
   nlohmann::json config_json = ConfigJson(args);
   trees::Schema schema;

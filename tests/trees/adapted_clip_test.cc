@@ -137,6 +137,7 @@ TEST(AdaptedGradientClip, RefusedWhereItsBoundDoesNotHold) {
               ThrowsMessage<InvalidArgument>(HasSubstr("initial_score.adapt_gradient_clip")));
   json averaging = SubsampledRegression(true).ToJson();
   averaging["leaf_update"] = "averaging";
+  averaging.erase("batch_size");  // its default with averaging leaves: one batch of all trees
   EXPECT_THAT([&] { (void)TrainerConfig::FromJson(averaging); },
               ThrowsMessage<InvalidArgument>(HasSubstr("initial_score.adapt_gradient_clip")));
   json narrow = SubsampledRegression(true).ToJson();

@@ -398,6 +398,16 @@ json AutoSettings(const PublicFacts& facts, const json& config) {
   return settings;
 }
 
+TrainerConfig GivenConfig(const json& config) {
+  if (!RuleApplies(config) || config.contains("n_estimators")) {
+    return TrainerConfig::FromJson(config);
+  }
+  json checked_now = config;
+  checked_now.erase("batch_size");
+  checked_now["n_estimators"] = 1;
+  return TrainerConfig::FromJson(checked_now);
+}
+
 TrainerConfig::SplitCandidates RunSplitCandidates(const json& config, const Schema& schema) {
   json merged = config;
   if (RuleApplies(config) && !config.contains("split_candidates")) {
@@ -405,7 +415,7 @@ TrainerConfig::SplitCandidates RunSplitCandidates(const json& config, const Sche
     const json candidates = RuleCandidates(PublicFactsOf(config, schema, 0), config);
     if (!candidates.is_null()) merged["split_candidates"] = candidates;
   }
-  return TrainerConfig::FromJson(merged).split_candidates;
+  return GivenConfig(merged).split_candidates;
 }
 
 TrainerConfig ResolveConfig(const json& config, const Schema& schema, std::size_t n_rows) {

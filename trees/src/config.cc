@@ -302,6 +302,11 @@ TrainerConfig TrainerConfig::FromJson(const json& j) {
     Reader reader(j, key, unknown);
     internal::DeclareTrainerKeys(reader, c);
   }
+  // batch_size's default: 1 (sequential boosting), but one batch of all trees with averaging
+  // leaves, the only batch size they allow (config_keys.h).
+  if (c.leaf_update == LeafUpdate::kAveraging && !j.contains("batch_size")) {
+    c.batch_size = c.n_estimators;
+  }
   Validator validator{.unknown = &unknown};
   internal::DeclareTrainerKeys(validator, std::as_const(c));
   return c;

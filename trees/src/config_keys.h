@@ -219,6 +219,16 @@ void DeclareTreeKeys(Visitor& v, Config& c) {
          .paper = "S-BDT's code",
          .write_default = false});
   v.Key("leaf_update", c.leaf_update, {.what = "leaf value formula", .paper = "Maddock §4.4"});
+  v.Rule([&c] {
+    // An averaging leaf holds a label average, not a step on the residuals (Maddock §4.4.1): one
+    // batch of all trees is the model (a random forest); more batches would add up copies of it.
+    if (c.leaf_update == LeafUpdate::kAveraging && c.batch_size != c.n_estimators) {
+      throw InvalidArgument("batch_size", std::to_string(c.batch_size),
+                            "{n_estimators = " + std::to_string(c.n_estimators) +
+                                "} with leaf_update averaging (one batch of all trees: its "
+                                "leaves hold label averages, not steps; the default then)");
+    }
+  });
   v.Key("split_candidates.method", c.split_candidates.method,
         {.what = "candidate thresholds per feature (`uniform_and_log`: both grids, half each; "
                  "`quantile`: non-private, a baseline)",

@@ -37,6 +37,11 @@ PublicFacts PublicFactsOf(const nlohmann::json& config, const Schema& schema, st
 // key wins) and n_estimators given sets the learning rate by T.
 nlohmann::json AutoSettings(const PublicFacts& facts, const nlohmann::json& given);
 
+// The config's keys as given, parsed and validated before n is known (`rdpkit train` checks them
+// before it reads the data). Where the rule will choose n_estimators by n, batch_size's range
+// [1, n_estimators] cannot be checked yet: it is left to ResolveConfig (here T = B = 1 stand in).
+TrainerConfig GivenConfig(const nlohmann::json& config);
+
 // The split candidates of a run with this config: the config's, else the rule's, which depend on
 // the schema and ε only, not on n, so a reader can bin the data before it has counted the rows
 // (`rdpkit train`). Equal to ResolveConfig(config, schema, n).split_candidates for every n.

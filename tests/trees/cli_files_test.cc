@@ -1,0 +1,213 @@
+// The files the trees commands read and write (text_file.h, file_output.h): an output that is
+// also an input or the other output is refused before anything is read, endless lines and
+// oversized documents are refused at their limit, a pipe trains the model of the file it carries,
+// and output that cannot reach standard output is an error. Also the batch rules of the config
+// that the command checks before and after the auto rule.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "rdpkit/accountant/errors.h"
+#include "rdpkit/trees/config.h"
+#include "rdpkit/trees/data.h"
+#include "rdpkit/trees/model.h"
+#include "text_file.h"
+#include "trees_commands.h"
+#include "trees_test_util.h"
+
+namespace rdpkit::tools {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::ThrowsMessage;
+using trees::testing::ReadText;
+using trees::testing::ScratchDir;
+
+constexpr const char* kSchema = R"({"task": "binary", "features": [
+    {"name": "x", "min": 0, "max": 1}, {"name": "z", "categorical": true, "n_codes": 3}]})";
+
+std::string ToyCsv() {
+  std::ostringstream csv;
+  csv << "x,z,label\n";
+  for (int i = 0; i < 300; ++i) csv << i / 300.0 << "," << i % 3 << "," << (i >= 150) << "\n";
+  return csv.str();
+}
+
+struct Files {
+  ScratchDir dir;
+  std::string data = dir.Write("train.csv", ToyCsv());
+  std::string schema = dir.Write("schema.json", kSchema);
+  std::string model = dir.File("model.json");
+
+  TrainArgs Args() const {
+    TrainArgs args;
+    args.data = data;
+    args.schema = schema;
+    args.config = R"({"n_estimators": 3, "privacy": {"epsilon": 1, "delta": 1e-5}, "seed": 1})";
+    args.out = model;
+    args.quiet = true;
+    return args;
+  }
+};
+
+int Train(const TrainArgs& args) {
+  std::ostringstream out;
+  return RunTrain(args, out);
+}
+
+TEST(OutputFiles, AnOutputThatIsAnInputOrTheOtherOutputIsRefusedBeforeReading) {
+  const Files files;
+  const std::string data_before = ReadText(files.data);
+  TrainArgs args = files.Args();
+  args.report = args.out;
+  EXPECT_THAT([&] { Train(args); },
+              ThrowsMessage<InvalidArgument>(HasSubstr("is the same file as --report")));
+  args.report.clear();
+  // The data under another spelling of its path, and the schema.
+  args.out = files.dir.File("../" + files.dir.path().filename().string() + "/./train.csv");
+  EXPECT_THAT([&] { Train(args); }, ThrowsMessage<InvalidArgument>(HasSubstr(
+                                        "out: \"" + args.out + "\" is the same file as --data")));
+  args.out = files.schema;
+  EXPECT_THAT([&] { Train(args); },
+              ThrowsMessage<InvalidArgument>(HasSubstr("is the same file as --schema")));
+  args.out = files.model;
+  args.report = files.data;
+  EXPECT_THAT([&] { Train(args); }, ThrowsMessage<InvalidArgument>(HasSubstr("report: ")));
+  // A hard link is the same file.
+  const std::string link = files.dir.File("link.csv");
+  ASSERT_EQ(::link(files.data.c_str(), link.c_str()), 0);
+  args.report.clear();
+  args.out = link;
+  EXPECT_THAT([&] { Train(args); },
+              ThrowsMessage<InvalidArgument>(HasSubstr("is the same file as --data")));
+  EXPECT_EQ(ReadText(files.data), data_before);
+  EXPECT_FALSE(std::filesystem::exists(files.model));
+
+  args.out = files.model;
+  ASSERT_EQ(Train(args), 0);
+  std::ostringstream out;
+  EXPECT_THAT(
+      [&] { (void)RunPredict({.model = files.model, .data = files.data, .out = files.data}, out); },
+      ThrowsMessage<InvalidArgument>(HasSubstr("is the same file as --data")));
+  EXPECT_THAT(
+      [&] {
+        (void)RunPredict({.model = files.model, .data = files.data, .out = files.model}, out);
+      },
+      ThrowsMessage<InvalidArgument>(HasSubstr("is the same file as --model")));
+  EXPECT_EQ(ReadText(files.data), data_before);
+}
+
+TEST(InputFiles, EndlessLinesAndOversizedDocumentsAreRefusedAtTheirLimit) {
+  const Files files;
+  TrainArgs args = files.Args();
+  args.data = "/dev/zero";  // one endless line
+  EXPECT_THAT([&] { Train(args); },
+              ThrowsMessage<InvalidArgument>(HasSubstr("has a line longer than 64 MiB")));
+  EXPECT_THAT(
+      [&] {
+        (void)trees::LoadCsv("/dev/zero", trees::Schema::FromJson(nlohmann::json::parse(kSchema)));
+      },
+      ThrowsMessage<InvalidArgument>(HasSubstr("has a line longer than 64 MiB")));
+  std::ostringstream out;
+  EXPECT_THAT([&] { (void)RunSchema({.data = "/dev/zero"}, out); },
+              ThrowsMessage<InvalidArgument>(HasSubstr("has a line longer than 64 MiB")));
+  EXPECT_THAT(
+      [&] { (void)trees::Schema::FromFile("/dev/zero"); },
+      ThrowsMessage<InvalidArgument>(HasSubstr("schema: \"/dev/zero\" is longer than 256 MiB")));
+  // A regular file over the model limit is refused by its size, before it is read (a sparse
+  // file: no disk space).
+  const std::string big = files.dir.File("big.json");
+  { std::ofstream(big) << "{"; }
+  std::filesystem::resize_file(big, trees::internal::kMaxModelBytes + 1);
+  EXPECT_THAT([&] { (void)trees::Model::Load(big); },
+              ThrowsMessage<InvalidArgument>(HasSubstr("is longer than 1024 MiB, the limit")));
+  // The same read of a line just under the limit goes on.
+  EXPECT_EQ(trees::internal::AfterLastNewline("ab\ncd\nef", 4, 99), 6u);
+  EXPECT_EQ(trees::internal::AfterLastNewline("ab\ncd", 3, 99), 99u);
+}
+
+#ifdef RDPKIT_CLI_PATH
+// Runs `rdpkit arguments` under sh; returns the exit status.
+int Shell(const std::string& command) {
+  const int status = std::system(command.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+TEST(InputFiles, APipeTrainsTheModelOfTheFileItCarries) {
+  const Files files;
+  const std::string cli = RDPKIT_CLI_PATH;
+  const std::string common = " --schema " + files.schema +
+                             " --epsilon 1 --n-estimators 5 --seed 2 --quiet >/dev/null 2>&1";
+  ASSERT_EQ(
+      Shell(cli + " train --data " + files.data + " --out " + files.dir.File("a.json") + common),
+      0);
+  ASSERT_EQ(Shell("cat " + files.data + " | " + cli + " train --data /dev/stdin --out " +
+                  files.dir.File("b.json") + common),
+            0);
+  EXPECT_EQ(ReadText(files.dir.File("a.json")), ReadText(files.dir.File("b.json")));
+}
+
+TEST(OutputFiles, OutputThatCannotBeWrittenIsAnError) {
+  if (!std::filesystem::exists("/dev/full")) GTEST_SKIP() << "no /dev/full on this system";
+  const Files files;
+  const std::string cli = RDPKIT_CLI_PATH;
+  EXPECT_EQ(Shell(cli + R"( epsilon --event '{"gaussian":{"noise_multiplier":1}}' --delta 1e-5)" +
+                  " >/dev/full 2>" + files.dir.File("err")),
+            1);
+  EXPECT_THAT(ReadText(files.dir.File("err")),
+              HasSubstr("cannot write the output to standard output"));
+}
+#endif
+
+TEST(BatchRules, BatchSizeIsCheckedAgainstTheTreesTheRunWillGrow) {
+  const Files files;
+  TrainArgs args = files.Args();
+  // Without n_estimators the auto rule chooses 1000 trees here (binary, n < 10 000): a batch of
+  // 500 is within them, though above the static default of 100.
+  args.config = R"({"batch_size": 500, "privacy": {"epsilon": 1, "delta": 1e-5}, "seed": 1})";
+  ASSERT_EQ(Train(args), 0);
+  const trees::Model model = trees::Model::Load(files.model);
+  EXPECT_EQ(model.trees.size(), 1000u);
+  EXPECT_EQ(model.config["batch_size"], 500);
+  args.config = R"({"batch_size": 1001, "privacy": {"epsilon": 1, "delta": 1e-5}})";
+  EXPECT_THAT([&] { Train(args); },
+              ThrowsMessage<InvalidArgument>(HasSubstr("[1, n_estimators = 1000]")));
+}
+
+TEST(BatchRules, AveragingLeavesAreOneBatchOfAllTrees) {
+  const auto config = [](nlohmann::json j) {
+    j["non_private"] = true;
+    return trees::TrainerConfig::FromJson(j);
+  };
+  EXPECT_EQ(config({{"n_estimators", 40}, {"leaf_update", "averaging"}}).batch_size, 40);
+  EXPECT_EQ(config({{"n_estimators", 40}}).batch_size, 1);
+  EXPECT_THAT(
+      [&] {
+        (void)config({{"n_estimators", 40}, {"leaf_update", "averaging"}, {"batch_size", 8}});
+      },
+      ThrowsMessage<InvalidArgument>(
+          HasSubstr("batch_size = 8 is outside {n_estimators = 40} with leaf_update averaging")));
+  // The auto rule's T, and the model it trains predicts in (0, 1) away from the ends.
+  const Files files;
+  TrainArgs args = files.Args();
+  args.config = R"({"leaf_update": "averaging", "privacy": {"epsilon": 1, "delta": 1e-5}})";
+  ASSERT_EQ(Train(args), 0);
+  const trees::Model model = trees::Model::Load(files.model);
+  EXPECT_EQ(model.config["batch_size"], model.config["n_estimators"]);
+  const trees::Dataset data = trees::LoadCsv(files.data, model.schema);
+  for (const double p : model.Predict(data)) {
+    EXPECT_GT(p, 1e-3);
+    EXPECT_LT(p, 1 - 1e-3);
+  }
+}
+
+}  // namespace
+}  // namespace rdpkit::tools
