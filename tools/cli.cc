@@ -1,5 +1,6 @@
 #include "cli.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cctype>
@@ -44,10 +45,19 @@ nlohmann::json ReadEventJson(const std::string& source, const std::string& field
     text = ReadAtMost(std::cin, limits.max_bytes);
     origin = "standard input";
   } else {
+    struct stat info {};
+    if (stat(source.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
+      throw InvalidArgument(field, "\"" + Abbreviate(source) + "\" is a directory, not a file");
+    }
+    origin = "file \"" + Abbreviate(source) + "\"";
+    if (S_ISREG(info.st_mode) && static_cast<std::size_t>(info.st_size) > limits.max_bytes) {
+      // ParseJson's refusal, without reading the file.
+      throw InvalidArgument(field, origin + " is longer than the limit of " +
+                                       std::to_string(limits.max_bytes) + " bytes for this input");
+    }
     std::ifstream in(source, std::ios::binary);
     if (!in) throw InvalidArgument(field, "cannot open file \"" + Abbreviate(source) + "\"");
     text = ReadAtMost(in, limits.max_bytes);
-    origin = "file \"" + Abbreviate(source) + "\"";
   }
   return ParseJson(text, field, origin, limits);
 }
@@ -247,6 +257,8 @@ std::string DescribeUsageError(const CLI::App& app, const CLI::ParseError& error
     return field + ": missing; " + flag + " is required" + about;
   }
   if (error.get_name() == "ArgumentMismatch" && option != nullptr) {
+    // CLI11 reports a flag given twice as a mismatch too; its value count tells them apart.
+    if (option->count() > 1) return field + ": " + flag + " given more than once" + about;
     return field + ": " + flag + " needs a value" + about;
   }
   return (field.empty() ? std::string("arguments") : field) + ": " + Abbreviate(what, 300) + about;

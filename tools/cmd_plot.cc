@@ -116,6 +116,9 @@ std::string Svg(const std::vector<accountant::CurvePoint>& curve, double delta,
 int RunPlot(const PlotArgs& args, std::ostream& out) {
   if (args.out.empty()) throw InvalidArgument("out", "missing (--out curve.svg)");
   trees::CheckOutputPath(args.out, "out", {{args.event, "event"}});
+  if (args.steps && *args.steps == 0) {
+    throw InvalidArgument("steps", "0", "whole numbers in [1, 2^53]");
+  }
   const auto event = accountant::Event::FromJson(ReadEventJson(args.event));
   const auto curve =
       accountant::PrivacyCurve(event, args.steps.value_or(0), args.delta, args.points,

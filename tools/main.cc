@@ -34,6 +34,15 @@ int main(int argc, char** argv) {
   rdpkit::tools::RegisterPredict(app, action);
   rdpkit::tools::RegisterEvaluate(app, action);
   rdpkit::tools::RegisterPlot(app, action);
+  // An empty value ("--config ''") is a mistake, never "not given".
+  const CLI::Validator non_empty(
+      [](const std::string& value) { return value.empty() ? std::string("empty value") : ""; },
+      "non-empty", "non-empty");
+  for (CLI::App* sub : app.get_subcommands({})) {
+    for (CLI::Option* option : sub->get_options({})) {
+      if (option->get_type_size_min() > 0) option->check(non_empty);
+    }
+  }
   std::string names;
   bool known = false;
   for (const CLI::App* sub : app.get_subcommands({})) {
@@ -41,8 +50,9 @@ int main(int argc, char** argv) {
     known = known || (argc > 1 && sub->check_name(argv[1]));
   }
   if (argc > 1 && argv[1][0] != '-' && !known) {
-    std::cerr << "rdpkit: error: command: unknown subcommand \"" << rdpkit::Abbreviate(argv[1])
-              << "\" (accepted: " << names << ")\n";
+    std::cerr << "rdpkit: error: command: unknown subcommand \""
+              << rdpkit::Printable(rdpkit::Abbreviate(argv[1])) << "\" (accepted: " << names
+              << ")\n";
     return 2;
   }
   try {
@@ -59,13 +69,14 @@ int main(int argc, char** argv) {
     return status;
   } catch (const CLI::ParseError& error) {
     if (error.get_exit_code() == 0) return app.exit(error);  // --help, --version
-    std::cerr << "rdpkit: error: " << rdpkit::tools::DescribeUsageError(app, error) << "\n";
+    std::cerr << "rdpkit: error: "
+              << rdpkit::Printable(rdpkit::tools::DescribeUsageError(app, error)) << "\n";
     return 2;
   } catch (const rdpkit::InvalidArgument& error) {
     std::cerr << "rdpkit: error: " << error.what() << "\n";
     return 2;
   } catch (const std::exception& error) {
-    std::cerr << "rdpkit: error: " << error.what() << "\n";
+    std::cerr << "rdpkit: error: " << rdpkit::Printable(error.what()) << "\n";
     return 1;
   }
 }

@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cmath>
 #include <string>
+#include <string_view>
 
 #include "rdpkit/accountant/json_input.h"
 
@@ -16,20 +17,70 @@ constexpr std::size_t kMaxFieldBytes = 2000;  // a path 64 events deep still fit
 constexpr std::size_t kMaxValueBytes = 80;
 constexpr std::size_t kMaxTextBytes = 2000;  // accepted ranges, free-form messages
 
+// The length of the valid UTF-8 character at text[i] (2 to 4 bytes), or 0 when there is none.
+std::size_t Utf8Length(std::string_view text, std::size_t i) {
+  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
+  const unsigned char lead = byte(i);
+  std::size_t length = 0;
+  unsigned char low = 0x80, high = 0xBF;  // the second byte's range (RFC 3629 §4)
+  if (lead >= 0xC2 && lead <= 0xDF) {
+    length = 2;
+  } else if (lead >= 0xE0 && lead <= 0xEF) {
+    length = 3;
+    if (lead == 0xE0) low = 0xA0;
+    if (lead == 0xED) high = 0x9F;  // no UTF-16 surrogates
+  } else if (lead >= 0xF0 && lead <= 0xF4) {
+    length = 4;
+    if (lead == 0xF0) low = 0x90;
+    if (lead == 0xF4) high = 0x8F;
+  }
+  if (length == 0 || i + length > text.size()) return 0;
+  if (byte(i + 1) < low || byte(i + 1) > high) return 0;
+  for (std::size_t k = 2; k < length; ++k) {
+    if ((byte(i + k) & 0xC0) != 0x80) return 0;
+  }
+  return length;
+}
+
 }  // namespace
 
 InvalidArgument::InvalidArgument(std::string field, std::string value, std::string accepted)
-    : std::invalid_argument(Abbreviate(field, kMaxFieldBytes) + " = " +
-                            Abbreviate(value, kMaxValueBytes) + " is outside " +
-                            Abbreviate(accepted, kMaxTextBytes)),
+    : std::invalid_argument(Printable(Abbreviate(field, kMaxFieldBytes)) + " = " +
+                            Printable(Abbreviate(value, kMaxValueBytes)) + " is outside " +
+                            Printable(Abbreviate(accepted, kMaxTextBytes))),
       field_(Abbreviate(field, kMaxFieldBytes)),
       value_(Abbreviate(value, kMaxValueBytes)),
       accepted_(Abbreviate(accepted, kMaxTextBytes)) {}
 
 InvalidArgument::InvalidArgument(std::string field, std::string message)
-    : std::invalid_argument(Abbreviate(field, kMaxFieldBytes) + ": " +
-                            Abbreviate(message, kMaxTextBytes)),
+    : std::invalid_argument(Printable(Abbreviate(field, kMaxFieldBytes)) + ": " +
+                            Printable(Abbreviate(message, kMaxTextBytes))),
       field_(Abbreviate(field, kMaxFieldBytes)) {}
+
+// Text for a one-line message on a terminal: control bytes (a NUL, a newline, an escape
+// sequence read from a file) and bytes that are not UTF-8 are written as \xNN.
+std::string Printable(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x20 && c < 0x7F) {
+      out += text[i++];
+      continue;
+    }
+    if (const std::size_t length = c >= 0x80 ? Utf8Length(text, i) : 0; length > 0) {
+      out.append(text.substr(i, length));
+      i += length;
+      continue;
+    }
+    static constexpr char kHex[] = "0123456789ABCDEF";
+    out += "\\x";
+    out += kHex[c >> 4];
+    out += kHex[c & 0xF];
+    ++i;
+  }
+  return out;
+}
 
 std::string FormatNumber(double value) {
   if (std::isnan(value)) return "nan";

@@ -197,10 +197,10 @@ class StrictSax {
 json ParseJson(std::string_view text, std::string_view field, std::string_view origin,
                const JsonLimits& limits) {
   if (text.size() > limits.max_bytes) {
+    // The text may be the first max_bytes + 1 bytes of a longer input (a reader stops there).
     throw InvalidArgument(std::string(field),
-                          std::to_string(text.size()) + " bytes" +
-                              (origin.empty() ? std::string() : " in " + std::string(origin)) +
-                              " is more than the limit of " + std::to_string(limits.max_bytes) +
+                          (origin.empty() ? std::string("the input") : std::string(origin)) +
+                              " is longer than the limit of " + std::to_string(limits.max_bytes) +
                               " bytes for this input");
   }
   json root;

@@ -41,6 +41,10 @@ std::vector<CurvePoint> PrivacyCurve(const Event& event, std::uint64_t steps, do
     step = &composed->event();
     steps = composed->count();
   }
+  // Checked before any point is computed (the last point's event would refuse it, as a count).
+  if (steps > (std::uint64_t{1} << 53)) {
+    throw InvalidArgument("steps", std::to_string(steps), "whole numbers in [1, 2^53]");
+  }
   std::vector<CurvePoint> curve;
   for (const std::uint64_t count : CurveSteps(steps, points)) {
     curve.push_back({count, Epsilon(SelfComposedEvent(count, *step), delta, options)});

@@ -190,7 +190,7 @@ TEST(StrictJson, BoundsDepthAndSizeBeforeAnyRecursion) {
   JsonLimits small;
   small.max_bytes = 10;
   EXPECT_THAT([&] { (void)ParseJson(R"({"a": 12345678})", "event", "", small); },
-              ThrowsMessage<InvalidArgument>(HasSubstr("more than the limit of 10 bytes")));
+              ThrowsMessage<InvalidArgument>(HasSubstr("is longer than the limit of 10 bytes")));
 }
 
 // n self_composed around a Gaussian, as JSON text.
@@ -267,6 +267,23 @@ TEST(ErrorText, IsAbbreviated) {
   EXPECT_EQ(Abbreviate("short"), "short");
   // Cut at a character boundary: 'é' is two bytes.
   EXPECT_EQ(Abbreviate("aé", 2), "a…(3 bytes)");
+}
+
+// Messages are one printable line: a NUL (which ended the message on a terminal), a newline, an
+// escape sequence or a byte that is not UTF-8 read from a user's file is written as \xNN; valid
+// UTF-8 stays as it is.
+TEST(ErrorText, IsPrintable) {
+  EXPECT_EQ(Printable(std::string("a\0b\nc\x1b[31m\x7f", 11)), "a\\x00b\\x0Ac\\x1B[31m\\x7F");
+  EXPECT_EQ(Printable("caf\xC3\xA9 \xE2\x80\xA6 \xF0\x9F\x98\x80"),
+            "caf\xC3\xA9 \xE2\x80\xA6 \xF0\x9F\x98\x80");
+  EXPECT_EQ(Printable("\xFF\xC3 \xED\xA0\x80"), "\\xFF\\xC3 \\xED\\xA0\\x80");
+  const json j = {{std::string("gaussian\0x", 10), {{"noise_multiplier", 1}}}};
+  try {
+    (void)Event::FromJson(j);
+    FAIL();
+  } catch (const InvalidArgument& e) {
+    EXPECT_THAT(e.what(), HasSubstr("gaussian\\x00x"));
+  }
 }
 
 TEST(ErrorText, PathsAreWrittenOneWay) {

@@ -220,7 +220,8 @@ INSTANTIATE_TEST_SUITE_P(
             "self_composed.count = 9007199254740993 is outside whole numbers in [0, 2^53]"},
         // Command-line numbers are plain decimal text only, with the accepted range.
         BadInput{R"(epsilon --event '{"gaussian":{"noise_multiplier":1}}' --delta '')",
-                 R"(delta = "" is outside decimal numbers in (0, 1))"},
+                 "delta: --delta: empty value (--delta: target delta, in (0, 1))"},
+        BadInput{R"(epsilon --event '' --delta 1e-5)", "event: --event: empty value"},
         BadInput{R"(epsilon --event '{"gaussian":{"noise_multiplier":1}}' --delta abc)",
                  R"(delta = "abc" is outside decimal numbers in (0, 1))"},
         BadInput{
@@ -240,6 +241,8 @@ INSTANTIATE_TEST_SUITE_P(
         // CLI11's errors: field, what is wrong, the flag's accepted range.
         BadInput{R"(epsilon --event '{"gaussian":{"noise_multiplier":1}}' --delta)",
                  "delta: --delta needs a value (--delta: target delta, in (0, 1))"},
+        BadInput{R"(epsilon --event '{"gaussian":{"noise_multiplier":1}}' --delta 1e-5 --delta 1)",
+                 "delta: --delta given more than once (--delta: target delta, in (0, 1))"},
         BadInput{R"(epsilon --event '{"gaussian":{"noise_multiplier":1}}')",
                  "delta: missing; --delta is required (--delta: target delta, in (0, 1))"},
         BadInput{R"(epsilon --event '{"gaussian":{"noise_multiplier":1}}' --delta 1e-5 --bogus 3)",

@@ -100,6 +100,15 @@ TEST(PlotCommand, BadInputNamesTheField) {
                       out);
       },
       ThrowsMessage<InvalidArgument>(HasSubstr("delta")));
+  // Steps out of range are refused by name before any point is computed.
+  for (const std::uint64_t steps : {std::uint64_t{0}, (std::uint64_t{1} << 53) + 1}) {
+    EXPECT_THAT(
+        [&] {
+          (void)RunPlot({.event = kStep, .delta = 1e-5, .steps = steps, .out = TempSvg()}, out);
+        },
+        ThrowsMessage<InvalidArgument>(HasSubstr("steps = " + std::to_string(steps) +
+                                                 " is outside whole numbers in [1, 2^53]")));
+  }
   EXPECT_TRUE(out.str().empty());
 }
 

@@ -45,6 +45,11 @@ class InternalError : public std::logic_error {
 // Shortest decimal text that reads back to the same double ("1.5", "1e-05", "inf", "nan").
 std::string FormatNumber(double value);
 
+// Text for a one-line message on a terminal: control bytes (a NUL, a newline, an escape sequence
+// read from a file) and bytes that are not UTF-8 are written as \xNN. InvalidArgument's messages
+// are already printable.
+std::string Printable(std::string_view text);
+
 // Throws InvalidArgument(field, FormatNumber(value), accepted) unless ok.
 void Require(bool ok, std::string_view field, double value, std::string_view accepted);
 
