@@ -72,7 +72,11 @@ class Solver {
  public:
   Solver(const CalibrationProblem& problem, double target, double delta,
          const ConversionOptions& options)
-      : problem_(problem), target_(target), delta_(delta), options_(options) {}
+      : problem_(problem),
+        target_(target),
+        delta_(delta),
+        options_(options),
+        asked_(options.accountant) {}
 
   // 1. Brackets (steps growing geometrically) and narrows the bracket on the fast path, whose ε is
   //    never below the truth (convert.cc). Where PLD answers the probes (kPld, or kBest on an
@@ -454,13 +458,18 @@ class Solver {
 
   bool Test(double v) {
     const Event event = problem_.make_event(v);
-    const EpsilonResult eps = probe_grid_ ? EpsilonResult{PldEpsilon(event, delta_, *probe_grid_),
-                                                          delta_,
-                                                          0,
-                                                          Conversion::kBalle,
-                                                          false,
-                                                          Accountant::kPld}
-                                          : Epsilon(event, delta_, options_);
+    // PLD answers kBest's probes only where it takes the probe (a "?" count can reach past its
+    // total count): there RDP answers, as kBest would, and Solve re-solves with it.
+    ConversionOptions probe = options_;
+    if (asked_ == Accountant::kBest && !PldSupports(event)) probe.accountant = Accountant::kBest;
+    const EpsilonResult eps = probe_grid_ && probe.accountant == Accountant::kPld
+                                  ? EpsilonResult{PldEpsilon(event, delta_, *probe_grid_),
+                                                  delta_,
+                                                  0,
+                                                  Conversion::kBalle,
+                                                  false,
+                                                  Accountant::kPld}
+                                  : Epsilon(event, delta_, probe);
     last_epsilon_ = eps.epsilon;
     const bool ok = eps.epsilon <= target_;
     if (ok && (!have_safe_ || Safer(last_safe_value_, v))) {
@@ -560,6 +569,7 @@ class Solver {
   double target_;
   double delta_;
   ConversionOptions options_;
+  Accountant asked_;  // the accountant the caller asked for (options_ changes while solving)
   EpsilonResult last_safe_{};  // ε of the safe probe closest to the boundary
   double last_safe_value_ = 0;
   double last_epsilon_ = 0;  // ε of the latest probe

@@ -60,6 +60,16 @@ JsonCalibrationResult CalibrateJson(const json& event_with_placeholder, double e
                               std::to_string(found.size()) + ": " + list);
   }
   const Placeholder& p = found.front();
+  // A Rényi filter's curve is its budget's (individual.h), whatever its event's parameters: a
+  // "?" there has no answer, and a search would return the edge of its range.
+  std::string path = p.pointer.to_string();
+  path += '/';
+  if (path.find("/renyi_filter/") != std::string::npos) {
+    throw InvalidArgument(Dotted(p.pointer),
+                          "\"?\" inside a renyi_filter, whose privacy curve is set by its order "
+                          "and budget alone: there is nothing to solve for (calibrate an event "
+                          "without the filter)");
+  }
   CalibrationProblem problem;
   problem.parameter = p.field;
   // Every domain leaves out the value that answers nothing (no noise, zero runs, an empty sample,

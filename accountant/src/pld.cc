@@ -242,8 +242,8 @@ std::vector<PldFactor> RequireFactors(const Event& event) {
     throw InvalidArgument("accountant", "\"pld\"",
                           "events made of gaussian, leaf_balanced_gaussian, laplace, pure_dp and "
                           "exponential, each optionally poisson_sampled (composed, "
-                          "self_composed); use \"rdp\" or \"best\" for zcdp, renyi_filter and "
-                          "sampled compositions");
+                          "self_composed) of at most 1e12 mechanisms in all; use \"rdp\" or "
+                          "\"best\" for zcdp, renyi_filter, sampled compositions and more");
   }
   return *factors;
 }

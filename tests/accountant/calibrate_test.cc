@@ -113,6 +113,22 @@ TEST(Calibrate, CountIsTheLargestWholeNumberMeetingTheTarget) {
   EXPECT_EQ(solved.event["self_composed"]["count"], n);
 }
 
+// Under kBest PLD answers the probes of a "?" count, but the bracket can probe counts past PLD's
+// total (1e12): RDP answers those, as kBest would, instead of the solve failing with PLD's
+// refusal of the event.
+TEST(Calibrate, CountProbesPastPldsLimitAreAnsweredNotRefused) {
+  for (const char* text : {
+           R"({"self_composed":{"count":"?","event":{"poisson_sampled":{"sampling_probability":)"
+           R"(0.001,"event":{"gaussian":{"noise_multiplier":50}}}}}})",
+           R"({"self_composed":{"count":"?","event":{"laplace":{"noise_multiplier":1e6}}}})",
+       }) {
+    const auto solved = CalibrateJson(json::parse(text), 1.0, 1e-5);
+    const Event event = Event::FromJson(solved.event);
+    EXPECT_LE(Epsilon(event, 1e-5).epsilon, 1.0) << text;
+    EXPECT_GT(solved.result.value, 1e8) << text;
+  }
+}
+
 TEST(Calibrate, GenericProblemThroughTheCppApi) {
   CalibrationProblem problem;
   problem.parameter = "noise_multiplier";
@@ -263,6 +279,16 @@ TEST(Calibrate, PlaceholderErrors) {
         (void)CalibrateJson(json::parse(R"({"gaussian":{"noise_multiplier":"?"}})"), 1.0, 0.0);
       },
       ThrowsMessage<InvalidArgument>(HasSubstr("delta")));
+  // A filter's curve does not depend on its event: no answer, not the edge of the range.
+  EXPECT_THAT(
+      [] {
+        (void)CalibrateJson(json::parse(R"({"renyi_filter":{"order":13,"budget":0.5,)"
+                                        R"("max_rounds":30,"event":{"gaussian":)"
+                                        R"({"noise_multiplier":"?"}}}})"),
+                            2.0, 1e-5);
+      },
+      ThrowsMessage<InvalidArgument>(
+          HasSubstr("renyi_filter.event.gaussian.noise_multiplier: \"?\" inside a renyi_filter")));
 }
 
 }  // namespace
