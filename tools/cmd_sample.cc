@@ -26,8 +26,36 @@ struct SampleArgs {
   std::optional<std::uint64_t> seed;  // reproducible randomness; secure (OS entropy) if absent
 };
 
-// Largest --count: the output is held in memory as one JSON array.
+// Largest --count (a run of 1e8 Gaussian draws writes about 2 GB).
 constexpr double kMaxCount = 1e8;
+
+// Writes {"samples": [...], "secure": ...} as WriteJson would, but one sample at a time through a
+// buffer of about 1 MiB, so that memory does not grow with count × dimension.
+class SampleWriter {
+ public:
+  explicit SampleWriter(std::ostream& out) : out_(out) { buffer_ = "{\"samples\":["; }
+  void Add(const nlohmann::json& sample) {
+    if (!first_) buffer_ += ',';
+    first_ = false;
+    buffer_ += sample.dump();
+    if (buffer_.size() >= (std::size_t{1} << 20)) Flush();
+  }
+  void Finish(bool secure) {
+    buffer_ += "],\"secure\":";
+    buffer_ += secure ? "true" : "false";
+    buffer_ += "}\n";
+    Flush();
+  }
+
+ private:
+  void Flush() {
+    out_ << buffer_;
+    buffer_.clear();
+  }
+  std::ostream& out_;
+  std::string buffer_;
+  bool first_ = true;
+};
 
 int RunSample(const SampleArgs& args, std::ostream& out) {
   const auto event = accountant::Event::FromJson(ReadEventJson(args.event));
@@ -36,35 +64,43 @@ int RunSample(const SampleArgs& args, std::ostream& out) {
   const auto count = static_cast<std::size_t>(args.count);
   mechanisms::Random rng =
       args.seed ? mechanisms::Random::Seeded(*args.seed) : mechanisms::Random::Secure();
-  nlohmann::json samples = nlohmann::json::array();
+  std::optional<std::vector<double>> utilities;
+  std::optional<mechanisms::ExponentialMechanism> exponential;
+  std::optional<mechanisms::AdditiveMechanism> additive;
+  // Every refusal comes before the first byte of output (the utilities are checked by the first
+  // draw, while the writer still holds its first bytes).
   if (event.get_if<accountant::ExponentialEvent>() != nullptr) {
     if (args.value) throw InvalidArgument("value", "is not accepted for an exponential event");
     if (args.utilities.empty()) {
       throw InvalidArgument("utilities", "is required for an exponential event");
     }
-    const auto utilities = ParseNumberList(args.utilities, "utilities", "finite decimal numbers");
-    const auto mechanism = mechanisms::MakeExponential(event, args.sensitivity);
-    for (std::size_t i = 0; i < count; ++i) samples.push_back(mechanism.Select(utilities, rng));
+    utilities = ParseNumberList(args.utilities, "utilities", "finite decimal numbers");
+    exponential = mechanisms::MakeExponential(event, args.sensitivity);
   } else {
     if (!args.utilities.empty()) {
       throw InvalidArgument("utilities", "is only accepted for an exponential event");
     }
-    const auto mechanism = mechanisms::MakeAdditive(event, args.sensitivity);
-    const std::size_t dimension = mechanism.dimension();
+    additive = mechanisms::MakeAdditive(event, args.sensitivity);
+  }
+  SampleWriter writer(out);
+  if (exponential) {
+    for (std::size_t i = 0; i < count; ++i) writer.Add(exponential->Select(*utilities, rng));
+  } else {
+    const std::size_t dimension = additive->dimension();
     std::vector<double> draw(dimension);
     for (std::size_t i = 0; i < count; ++i) {
       std::fill(draw.begin(), draw.end(), args.value.value_or(0.0));
-      mechanism.AddTo(draw.data(), rng);
+      additive->AddTo(draw.data(), rng);
       if (dimension == 1) {
-        samples.push_back(JsonNumber(draw[0]));
+        writer.Add(JsonNumber(draw[0]));
       } else {
         nlohmann::json vector = nlohmann::json::array();
         for (double x : draw) vector.push_back(JsonNumber(x));
-        samples.push_back(std::move(vector));
+        writer.Add(vector);
       }
     }
   }
-  WriteJson(out, {{"samples", std::move(samples)}, {"secure", rng.secure()}});
+  writer.Finish(rng.secure());
   return 0;
 }
 
