@@ -23,14 +23,23 @@ def _has_placeholder(value):
     return False
 
 
-def _to_plain(value):
+# Arrays and objects nested deeper than this are refused, as the library refuses event text
+# (kEventJsonLimits, json_input.h: 64 event levels of 2 JSON levels, plus the outer object).
+MAX_EVENT_DEPTH = 2 * 64 + 2
+
+
+def _to_plain(value, depth=1):
     """JSON-ready data: nested Events become their JSON, tuples lists, numpy scalars Python's."""
     if isinstance(value, Event):
         return value.to_json()
+    if isinstance(value, (dict, list, tuple)) and depth > MAX_EVENT_DEPTH:
+        # Before Python's own recursion limit: an InvalidArgumentError, not a RecursionError.
+        raise _invalid("event", f"arrays and objects nested deeper than {MAX_EVENT_DEPTH} "
+                       "levels (the limit for an event)")
     if isinstance(value, dict):
-        return {str(k): _to_plain(v) for k, v in value.items()}
+        return {str(k): _to_plain(v, depth + 1) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_to_plain(v) for v in value]
+        return [_to_plain(v, depth + 1) for v in value]
     if isinstance(value, bool) or value is None or isinstance(value, str):
         return value
     if hasattr(value, "item"):  # numpy scalar
@@ -58,12 +67,18 @@ class Event:
             _rdpkit.canonical_event(_json.dumps(data))
 
     @classmethod
-    def from_json(cls, value: Union[str, dict]) -> "Event":
-        """An event from JSON text or already parsed JSON (a dict), validated."""
+    def from_json(cls, value: Union[str, bytes, dict]) -> "Event":
+        """An event from JSON text or already parsed JSON (a dict), validated. Text is read as
+        the command line reads it (json_input.h): a key given twice in one object, nesting
+        deeper than an event's, NaN, 1e999, invalid UTF-8 or trailing text is refused
+        (InvalidArgumentError naming the JSON path), never resolved by a guess."""
         if isinstance(value, (str, bytes)):
+            # Privacy: Python's json would keep the last of duplicate keys silently (e.g. a
+            # second, larger noise_multiplier); the library's strict reader refuses them.
+            _rdpkit.check_event_json_text(value)
             try:
                 value = json.loads(value)
-            except json.JSONDecodeError as error:
+            except (ValueError, RecursionError) as error:
                 raise _invalid("event", f"is not JSON: {error}") from None
         return Event(value)
 

@@ -2,20 +2,24 @@
 
 ``fit`` turns the array into the trainer's columns in one pass and calls the same C++ ``Train``
 as ``rdpkit train``: the same data, schema, config and seed give the same model file.
+
+What is public: the parameters (bounds, label_bounds, classes, the config). What is read off the
+data and so not covered by epsilon, making the model "not private" (``private_`` False,
+``epsilon_`` inf, a PrivacyLeakWarning): feature bounds when ``bounds`` is None, and the class
+list when ``classes`` is None, except the binary default (labels exactly 0 and 1, or False and
+True), which is public. A pickle of a fitted estimator holds its parameters (random_state too)
+and what predict needs, but not ``training_log_`` (exact counts of the training data).
 """
 import json
 import math
-import numbers
 import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
-from sklearn.preprocessing import LabelEncoder
-from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
-from . import _json, _rdpkit
+from . import _classes, _columns, _json, _params, _rdpkit
 from ._errors import InvalidArgumentError, PrivacyLeakWarning
 from .accounting import Event
 
@@ -33,21 +37,37 @@ CONFIG_KEYS = (
 _SEED_WARNING = (
     "random_state makes every noise draw of this fit reproducible: anyone who learns or guesses "
     "it (the trees' random splits let a guess be checked) can remove the noise, and epsilon_ "
-    "does not hold against them. The model file does not record the seed. Use random_state for "
-    "tests and reproducible experiments; for a model you publish, leave it None (secure "
-    "randomness).")
+    "does not hold against them. The model file does not record the seed, but a pickle of the "
+    "estimator does (random_state is a parameter). Use random_state for tests and reproducible "
+    "experiments; for a model you publish, leave it None (secure randomness).")
 
 _CLASSES_WARNING = (
-    "classes were not given: the classes are read off y. Which classes occur (and so the "
-    "number of class trees) is released with the model and no epsilon covers it (a class that "
-    "only one record has gives that record away). Pass classes=[...] with the public list of "
-    "classes.")
+    "classes were not given and y's labels are not the binary default 0 and 1: the classes are "
+    "read off y. Which classes occur (their number, and their labels in classes_) is released "
+    "with the model and no epsilon covers it (a class that only one record has gives that "
+    "record away), so the model is marked not private (epsilon_ = inf). Pass classes=[...] with "
+    "the public list of classes, or classes=K for the labels 0..K-1.")
 
 _BOUNDS_WARNING = (
     "bounds were not given: the feature bounds are read off the training data. This leaks "
     "private information (each feature's minimum and maximum are released with the model) and "
     "no epsilon covers it, so the model is marked not private. Pass bounds=[(min, max), ...] "
     "with public bounds for a differentially private model.")
+
+_LABEL_BOUNDS_WARNING = (
+    "label_bounds were not given, so labels are used as they are and every residual is clipped "
+    "to +-gradient_clip = {clip} in label units (as rdpkit train notes without the schema's "
+    "\"label\" bounds); give public label_bounds=(min, max) (docs/trees.md) or set "
+    "gradient_clip.")
+
+# The objectives of each estimator (DESIGN.md §5).
+_OBJECTIVES = {
+    "DPGBTClassifier": ("binary:logistic", "multi:softprob", "multi:ovr"),
+    "DPGBTRegressor": ("reg:squarederror",),
+}
+
+# Attributes that a fit or load_model sets besides those ending in "_".
+_FITTED_PRIVATE = ("_schema_features",)
 
 
 def _plain(value):
@@ -60,33 +80,12 @@ def _plain(value):
     return value
 
 
-def _is_text_dtype(dtype):
-    """Whether a pandas column holds text (object, string or category dtype)."""
-    return dtype.kind in "OSU" or str(dtype) in ("category", "string")
-
-
-def _cell_text(value):
-    """A value of a text column as the text of a CSV cell ("" for None and NaN)."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return ""
-    if isinstance(value, str):
-        return value
-    try:
-        import pandas  # only reached for a pandas column or an object array
-        if pandas.isna(value):
-            return ""
-    except (ImportError, TypeError, ValueError):
-        pass
-    return str(value)
+def _default_names(n_features):
+    return [f"x{i}" for i in range(n_features)]
 
 
 class _DPGBTBase(BaseEstimator):
     _default_objective = None  # set by the subclasses
-
-    def _auto_objective(self):
-        """The objective when none is given: the subclass's default."""
-        return self._default_objective
-    _task = None
 
     def __init__(self, epsilon=1.0, delta=None, bounds=None, random_state=None, *,
                  defaults=None, objective=None, n_estimators=None, max_depth=None,
@@ -132,6 +131,24 @@ class _DPGBTBase(BaseEstimator):
         self.config = config
 
     # ------------------------------------------------------------------ configuration
+    def _auto_objective(self):
+        """The objective when none is given: the subclass's default."""
+        return self._default_objective
+
+    def _objective(self):
+        """The objective of a fit (the parameter, else config's, else the automatic one),
+        refused when it is not one of this estimator's."""
+        objective = self.objective
+        if objective is None:
+            objective = (self.config or {}).get("objective") or self._auto_objective()
+        accepted = _OBJECTIVES[type(self).__name__]
+        if objective not in accepted:
+            raise InvalidArgumentError(
+                f"objective = {objective!r} is not an objective of {type(self).__name__} "
+                f"(accepted: {', '.join(accepted)})", "objective", repr(objective),
+                ", ".join(accepted))
+        return objective
+
     def trainer_config(self):
         """The trainer config JSON (a dict) that fit uses: ``config`` (further keys), the
         config-key parameters that are set, privacy from epsilon/delta, seed from random_state.
@@ -141,130 +158,131 @@ class _DPGBTBase(BaseEstimator):
             value = getattr(self, key)
             if value is not None:
                 config[key] = _plain(value)
-        config.setdefault("objective", self._auto_objective())
+        config["objective"] = self._objective()
         if not config.get("non_private", False):  # a non-private run takes no privacy target
             privacy = dict(config.get("privacy", {}))
             if self.epsilon is not None:
-                privacy["epsilon"] = float(self.epsilon)
+                privacy["epsilon"] = _params.check_number("epsilon", self.epsilon, "(0, inf)")
             if self.delta is not None:
-                privacy["delta"] = float(self.delta)
+                privacy["delta"] = _params.check_number("delta", self.delta, "(0, 1)")
             if self.allow_large_delta is not None:
-                privacy["allow_large_delta"] = bool(self.allow_large_delta)
-            config["privacy"] = privacy
-        seed = self._seed()
+                privacy["allow_large_delta"] = _plain(self.allow_large_delta)  # the library
+            config["privacy"] = privacy                                        # refuses non-bools
+        seed = _params.seed_of(self.random_state)
         if seed is not None:
             config["seed"] = seed
+        _params.check_config_integers(config)
         return config
 
-    def _seed(self):
-        if self.random_state is None:
-            return None  # the trainer draws secure randomness
-        if isinstance(self.random_state, numbers.Integral):
-            if self.random_state < 0:
-                raise InvalidArgumentError(
-                    f"random_state = {self.random_state} is outside [0, 2^64)", "random_state",
-                    str(self.random_state), "[0, 2^64)")
-            return int(self.random_state)
-        return int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
-
-    def schema(self, n_features, feature_names):
-        """The schema JSON (a dict) for the public bounds, or None without bounds."""
-        if self.bounds is None:
-            return None
-        bounds = self.bounds
-        is_pair = (isinstance(bounds, (tuple, list, np.ndarray)) and len(bounds) == 2
-                   and all(isinstance(b, numbers.Real) for b in bounds))
-        if is_pair:  # one (min, max) for every feature
-            bounds = [tuple(bounds)] * n_features
-        if len(bounds) != n_features:
-            raise InvalidArgumentError(
-                f"bounds has {len(bounds)} entries, X has {n_features} features", "bounds",
-                str(len(bounds)), f"one (min, max) per feature ({n_features})")
-        features = []
-        for name, entry in zip(feature_names, bounds):
-            if isinstance(entry, dict):  # e.g. {"categorical": True, "n_codes": 4}
-                feature = {"name": name, **_plain(entry)}
-            else:
-                if len(entry) != 2:
-                    raise InvalidArgumentError(f"bounds entry {entry!r} is not (min, max)",
-                                               "bounds", repr(entry), "(min, max) pairs")
-                feature = {"name": name, "min": float(entry[0]), "max": float(entry[1])}
-            features.append(feature)
-        schema = {"task": self._schema_task(), "features": features}
+    def _task_schema(self):
+        """The schema's keys besides "features": task, and public label bounds or classes."""
+        objective = self._objective()
+        task = ("multiclass" if objective.startswith("multi:")
+                else "binary" if objective.startswith("binary:") else "regression")
+        schema = {"task": task}
         if self.label_bounds is not None:
-            schema["label"] = {"min": float(self.label_bounds[0]),
-                               "max": float(self.label_bounds[1])}
+            schema["label"] = _params.label_bounds_entry(self.label_bounds)
+        classes = self._schema_classes()
+        if classes is not None and task != "regression":
+            if task == "multiclass":
+                schema["n_classes"] = len(classes)
+            names = _classes.schema_names(classes)
+            if names is not None:
+                schema["classes"] = names
         return schema
 
-    def _schema_task(self):
-        objective = self.objective or self._auto_objective()
-        if objective.startswith("multi:"):
-            return "multiclass"
-        return "binary" if objective.startswith("binary:") else "regression"
+    def _schema_classes(self):
+        return None  # the classifier's classes
 
-    # ------------------------------------------------------------------ text features
-    def _codes_of_text(self, X, features):
-        """X with the text columns of its categorical features (pandas object, string or
-        category columns, or the columns of an object array) replaced by the values the CSV
-        reader gives the same cells (docs/trees.md § CSV): numbers, missing values (None, NaN,
-        "", "NA", ...) and the names the feature's "codes" list, as their codes. features: the
-        schema's feature entries by position (None: X is returned as it is)."""
-        if not features:
-            return X
-        is_frame = hasattr(X, "iloc") and hasattr(X, "dtypes")
-        if not is_frame and not (isinstance(X, np.ndarray) and X.dtype == object and X.ndim == 2):
-            return X
-        out = None
-        for j, feature in enumerate(features[:X.shape[1]]):
-            if not feature.get("categorical"):
-                continue
-            column = X.iloc[:, j] if is_frame else X[:, j]
-            if is_frame and not _is_text_dtype(column.dtype):
-                continue
-            cells = [_cell_text(value) for value in column]
-            values = _rdpkit.codes_of_cells(cells, _json.dumps(feature), "X")
-            if out is None:
-                out = X.copy() if is_frame else np.array(X, dtype=object)
-            if is_frame:
-                out.isetitem(j, values)
-            else:
-                out[:, j] = values
-        return X if out is None else out
+    def schema(self, n_features, feature_names):
+        """The schema JSON (a dict) for the public bounds, or None without bounds (then fit reads
+        the feature bounds off the data and keeps the other keys: label bounds, classes)."""
+        if self.bounds is None:
+            return None
+        if len(feature_names) != n_features:
+            raise InvalidArgumentError(f"{len(feature_names)} feature names for {n_features} "
+                                       "features", "feature_names", str(len(feature_names)),
+                                       f"{n_features} names")
+        return {**self._task_schema(),
+                "features": _params.feature_entries(self.bounds, list(feature_names))}
 
+    # ------------------------------------------------------------------ input
     def _fit_features(self, X):
         """The schema's feature entries for fitting on X (None without bounds)."""
         if self.bounds is None or not hasattr(X, "shape") or len(X.shape) != 2:
             return None
         names = ([str(c) for c in X.columns] if hasattr(X, "columns")
-                 else [f"x{i}" for i in range(X.shape[1])])
+                 else _default_names(X.shape[1]))
         try:
-            return self.schema(X.shape[1], names)["features"]
+            return _params.feature_entries(self.bounds, names)
         except InvalidArgumentError:
             return None  # fit reports the bad bounds
 
-    # ------------------------------------------------------------------ fitting
+    def _validated(self, X, **options):
+        """_validate_data, with a text cell that is not a number named by column and row."""
+        try:
+            return self._validate_data(X, dtype=np.float64, force_all_finite="allow-nan",
+                                       **options)
+        except ValueError as error:
+            if isinstance(error, InvalidArgumentError):
+                raise
+            better = _columns.text_column_error(X)
+            if better is None:
+                raise
+            raise better from error
+
     def _check_X_y(self, X, y, y_numeric):
         # float64 arrays as given are used as they are (no copy); other inputs are converted once.
-        return self._validate_data(X, y, reset=True, dtype=np.float64,
-                                   force_all_finite="allow-nan", y_numeric=y_numeric)
+        X = _columns.codes_of_text(X, self._fit_features(X))
+        return self._validated(X, y=y, reset=True, y_numeric=y_numeric)
 
-    def _fit(self, X, y_encoded):
+    def _reset_fitted(self):
+        """Removes the attributes of an earlier fit or load_model, so none is left stale."""
+        for name in [n for n in vars(self) if n.endswith("_") and not n.startswith("__")]:
+            delattr(self, name)
+        for name in _FITTED_PRIVATE:
+            self.__dict__.pop(name, None)
+
+    # ------------------------------------------------------------------ fitting
+    def _fit(self, X, y_encoded, classes_from_data=False):
         n_features = X.shape[1]
         names = ([str(n) for n in self.feature_names_in_] if hasattr(self, "feature_names_in_")
-                 else [f"x{i}" for i in range(n_features)])
+                 else _default_names(n_features))
         schema = self.schema(n_features, names)
         if schema is None:
             warnings.warn(_BOUNDS_WARNING, PrivacyLeakWarning, stacklevel=3)
+            schema = self._task_schema()  # the trainer reads the bounds off the data
         config = self.trainer_config()
-        if "seed" in config and not config.get("non_private", False):
+        non_private = bool(config.get("non_private", False))
+        if "seed" in config and not non_private:
             warnings.warn(_SEED_WARNING, PrivacyLeakWarning, stacklevel=3)
-        if schema is not None and "n_classes" not in schema and schema["task"] == "multiclass":
-            schema["n_classes"] = len(self.classes_)
+        if classes_from_data and not non_private:
+            warnings.warn(_CLASSES_WARNING, PrivacyLeakWarning, stacklevel=3)
+        # Privacy: classes read off y mark the model not private (the binding rewrites its
+        # privacy block), as bounds read off X do.
         self.model_ = _rdpkit.train(X, np.ascontiguousarray(y_encoded, dtype=np.float64), names,
-                                    "" if schema is None else _json.dumps(schema),
-                                    _json.dumps(config))
+                                    _json.dumps(schema), _json.dumps(config),
+                                    bool(classes_from_data))
         self._set_fitted_attributes()
+        self._warn_clipped()
         return self
+
+    def _warn_clipped(self):
+        """A UserWarning with the values clipped into the bounds, per feature (and labels), as
+        `rdpkit train` summarises them on stderr: exact counts for the operator, not released."""
+        log = getattr(self, "training_log_", {})
+        clipped = log.get("clipped") or {}
+        labels = log.get("labels_clipped", 0)
+        if not clipped and not labels:
+            return
+        parts = [f"{name}: {count}" for name, count in clipped.items()]
+        if labels:
+            parts.append(f"label: {labels}")
+        warnings.warn(
+            "values outside the bounds were clipped into them (" + ", ".join(parts) + " of "
+            f"{log.get('n_rows', '?')} rows). These are exact counts of the training data, NOT "
+            "differentially private: for you, not for publication (training_log_ holds them; "
+            "the model does not).", UserWarning, stacklevel=4)
 
     def _set_fitted_attributes(self):
         privacy = json.loads(self.model_.privacy_json)
@@ -282,13 +300,23 @@ class _DPGBTBase(BaseEstimator):
         self._schema_features = json.loads(schema)["features"] if schema else None
         self.n_features_in_ = len(self.model_.feature_names)
         self.n_estimators_ = self.model_.n_trees
-        # Non-private local log (clipped values, ...): for the operator, never published.
-        self.training_log_ = json.loads(self.model_.training_log_json)
+        # Non-private local log (clipped values, ...): for the operator, never published; a model
+        # read from a file has none. Privacy: left out of pickles (__getstate__).
+        log = json.loads(self.model_.training_log_json)
+        if log:
+            self.training_log_ = log
+
+    def __getstate__(self):
+        # Privacy: training_log_ holds exact counts of the training data (rows, clipped values)
+        # that no epsilon covers; a pickle is often shared with the model, so it is left out.
+        state = dict(super().__getstate__())  # a copy: it may be the object's own __dict__
+        state.pop("training_log_", None)
+        return state
 
     def _raw_predict(self, X):
         check_is_fitted(self, "model_")
-        X = self._codes_of_text(X, self._schema_features)
-        X = self._validate_data(X, reset=False, dtype=np.float64, force_all_finite="allow-nan")
+        X = _columns.codes_of_text(X, self._schema_features)
+        X = self._validated(X, reset=False)
         return np.asarray(self.model_.predict(X))
 
     # ------------------------------------------------------------------ model files
@@ -299,19 +327,36 @@ class _DPGBTBase(BaseEstimator):
         self.model_.save(str(path))
 
     def load_model(self, path):
-        """Reads a model file written by ``rdpkit train`` or :meth:`save_model`."""
-        self.model_ = _rdpkit.Model.load(str(path))
+        """Reads a model file written by ``rdpkit train`` or :meth:`save_model`, replacing what
+        an earlier fit or load set. A model of the other estimator's task is refused.
+        ``n_features_in_`` and ``feature_names_in_`` come from the model's feature names (the
+        latter unless they are the defaults x0, x1, ... of an array), so predict checks a
+        DataFrame's columns as after fit."""
+        model = _rdpkit.Model.load(str(path))
+        accepted = _OBJECTIVES[type(self).__name__]
+        if model.objective not in accepted:
+            raise InvalidArgumentError(
+                f"the model's objective {model.objective!r} is not one of "
+                f"{type(self).__name__}'s ({', '.join(accepted)})", "objective",
+                repr(model.objective), ", ".join(accepted))
+        fitted = self._loaded_attributes(model)  # checked before anything is replaced
+        self._reset_fitted()
+        self.model_ = model
         self._set_fitted_attributes()
-        self._after_load()
+        names = list(model.feature_names)
+        if names != _default_names(len(names)):
+            self.feature_names_in_ = np.asarray(names, dtype=object)
+        for name, value in fitted.items():
+            setattr(self, name, value)
         return self
+
+    def _loaded_attributes(self, model):
+        return {}
 
     def model_json(self):
         """The model file's JSON (a dict)."""
         check_is_fitted(self, "model_")
         return json.loads(self.model_.to_json_text())
-
-    def _after_load(self):
-        pass
 
     def _more_tags(self):
         return {"allow_nan": True, "non_deterministic": self.random_state is None}
@@ -323,36 +368,47 @@ class DPGBTClassifier(ClassifierMixin, _DPGBTBase):
     class trees per round; objective="multi:ovr" for one-vs-rest).
 
     Parameters: epsilon, delta (the run's target; delta defaults to a power of ten below 1/n),
-    bounds (public (min, max) per feature, or one pair for all; without it the bounds come from
-    the data with a PrivacyLeakWarning and the model is marked not private), classes (the public
-    list of class labels, in the model's order; without it the classes are read off y, and with
-    more than two a PrivacyLeakWarning says that which classes occur is released), random_state
-    (the config's seed; a seed reproduces the noise, see PrivacyLeakWarning) and every trainer
-    config key under its config name (docs/trees_training.md).
-    After fit: epsilon_, delta_, privacy_event_, n_features_in_, classes_.
+    bounds (public (min, max) per feature, one pair for all, or diffprivlib's (mins, maxs);
+    without it the bounds come from the data with a PrivacyLeakWarning and the model is marked
+    not private), classes (the public list of class labels, in the model's order, or K for the
+    labels 0..K-1; without it the classes are read off y: labels exactly 0 and 1 (or False and
+    True) are the public binary default, any other labels give a PrivacyLeakWarning and a model
+    marked not private, since which classes occur is released), random_state (the config's seed;
+    a seed reproduces the noise, see PrivacyLeakWarning) and every trainer config key under its
+    config name (docs/trees_training.md).
+    After fit: epsilon_, delta_, privacy_event_, private_, n_features_in_, classes_.
     """
 
     _default_objective = "binary:logistic"
 
     def _auto_objective(self):
-        # More than two classes in y: native multiclass (multi:softprob, docs/trees_training.md).
-        if len(getattr(self, "classes_", ())) > 2:
+        # More than two classes: native multiclass (multi:softprob, docs/trees_training.md).
+        classes = getattr(self, "classes_", None)
+        if classes is None:
+            classes = _classes.public_classes(self.classes)
+        if classes is not None and len(classes) > 2:
             return "multi:softprob"
         return self._default_objective
 
+    def _schema_classes(self):
+        classes = getattr(self, "classes_", None)
+        return classes if classes is not None else _classes.public_classes(self.classes)
+
     def fit(self, X, y):
-        X = self._codes_of_text(X, self._fit_features(X))
+        self._reset_fitted()
+        public = _classes.public_classes(self.classes)
         X, y = self._check_X_y(X, y, y_numeric=False)
         check_classification_targets(y)
-        if self.classes is None:
-            encoder = LabelEncoder()
-            y_encoded = encoder.fit_transform(y)
-            self.classes_ = encoder.classes_
-            if len(self.classes_) > 2 and not self.non_private:
-                warnings.warn(_CLASSES_WARNING, PrivacyLeakWarning, stacklevel=2)
+        if public is not None:
+            y_encoded = _classes.encode(y, public)
+            self.classes_ = public
         else:
-            y_encoded = self._encode_with_public_classes(y)
-        objective = self.objective or self._auto_objective()
+            y_encoded, self.classes_ = _classes.read_off(y)
+        objective = self._objective()
+        # Privacy: classes read off y are data, covered by no epsilon, unless they are the public
+        # binary default (labels 0 and 1 for binary:logistic; DESIGN.md §4).
+        classes_from_data = public is None and not (
+            objective.startswith("binary:") and _classes.is_binary_default(self.classes_))
         if objective.startswith("binary:") and len(self.classes_) != 2:
             raise InvalidArgumentError(
                 f"y has {len(self.classes_)} classes; {objective} needs exactly 2", "y",
@@ -361,26 +417,7 @@ class DPGBTClassifier(ClassifierMixin, _DPGBTBase):
             raise InvalidArgumentError(
                 f"y has {len(self.classes_)} class; {objective} needs at least 2", "y",
                 str(len(self.classes_)), "2 or more classes")
-        return self._fit(X, y_encoded)
-
-    def _encode_with_public_classes(self, y):
-        """y as indices into the public class list `classes` (its order is the model's)."""
-        classes = np.asarray(list(self.classes))
-        if len(classes) < 2 or len(np.unique(classes)) != len(classes):
-            raise InvalidArgumentError(
-                f"classes = {list(self.classes)!r} must be at least 2 distinct labels", "classes",
-                repr(list(self.classes)), "a list of 2 or more distinct labels")
-        order = np.argsort(classes, kind="stable")
-        sorted_classes = classes[order]
-        position = np.clip(np.searchsorted(sorted_classes, y), 0, len(classes) - 1)
-        unknown = sorted_classes[position] != y
-        if np.any(unknown):
-            label = np.asarray(y)[np.argmax(unknown)]
-            raise InvalidArgumentError(
-                f"y has the label {label!r}, which is not in classes", "y", repr(label),
-                f"the labels of classes: {list(self.classes)!r}")
-        self.classes_ = classes
-        return order[position]
+        return self._fit(X, y_encoded, classes_from_data)
 
     def predict_proba(self, X):
         """Class probabilities, columns in the order of classes_."""
@@ -393,33 +430,38 @@ class DPGBTClassifier(ClassifierMixin, _DPGBTBase):
         proba = self.predict_proba(X)
         return self.classes_[np.argmax(proba, axis=1)]
 
-    def _after_load(self):
+    def _loaded_attributes(self, model):
         # A model file holds class indices (multiclass: n_classes of them; binary: 0 and 1, as in
-        # the CSV), not the names y had.
-        self.classes_ = np.arange(max(self.model_.n_classes, 2))
-
-    def _more_tags(self):
-        # sklearn's multiclass checks are left out (their toy sets are tiny for DP); multiclass is
-        # tested in python/tests/test_estimators.py.
-        return {**super()._more_tags(), "binary_only": True}
+        # the CSV) and maybe their names; `classes` names them when given and must agree.
+        schema = json.loads(model.schema_json) if model.schema_json else {}
+        names = list(model.classes) or schema.get("classes")
+        n_classes = max(model.n_classes, 2)
+        given = _classes.public_classes(self.classes)
+        return {"classes_": _classes.classes_of_model(n_classes, names, given)}
 
 
 class DPGBTRegressor(RegressorMixin, _DPGBTBase):
     """Differentially private gradient-boosted trees for regression (reg:squarederror).
 
     Parameters as DPGBTClassifier, plus label_bounds: public (min, max) of the label, from which
-    the default label and gradient clips follow (the schema's "label" bounds).
+    the default label and gradient clips follow (the schema's "label" bounds; kept when bounds is
+    None). A private fit without label_bounds warns (UserWarning), as ``rdpkit train`` notes.
     """
 
     _default_objective = "reg:squarederror"
 
     def fit(self, X, y):
+        self._reset_fitted()
         if self.classes is not None:
             raise InvalidArgumentError("classes is given for a regressor (classifiers only)",
                                        "classes", repr(self.classes), "None")
-        X = self._codes_of_text(X, self._fit_features(X))
         X, y = self._check_X_y(X, y, y_numeric=True)
-        return self._fit(X, y)
+        self._fit(X, y)
+        config = json.loads(self.model_.config_json)
+        if self.label_bounds is None and not config.get("non_private", False):
+            warnings.warn(_LABEL_BOUNDS_WARNING.format(clip=config.get("gradient_clip")),
+                          UserWarning, stacklevel=2)
+        return self
 
     def predict(self, X):
         return self._raw_predict(X)

@@ -178,6 +178,12 @@ void BindAccountant(py::module_& m) {
       "canonical_event", [](const std::string& event) { return EventOf(event).ToJson().dump(); },
       py::arg("event"),
       "Validates event JSON text (DESIGN.md §1) and returns its canonical JSON text.");
+  m.def(
+      "check_event_json_text",
+      [](const std::string& text) { static_cast<void>(ParseEventText(text, "event")); },
+      py::arg("text"),
+      "Refuses event JSON text as the command line does (json_input.h: duplicate keys, nesting "
+      "deeper than an event's, NaN, 1e999, invalid UTF-8, trailing text), naming the JSON path.");
   m.def("epsilon", &EpsilonOf, py::arg("event"), py::arg("delta"), py::arg("orders"),
         py::arg("certified"), py::arg("accountant"));
   m.def("delta", &DeltaOf, py::arg("event"), py::arg("epsilon"), py::arg("orders"),

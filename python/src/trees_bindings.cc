@@ -59,14 +59,54 @@ std::vector<double> LabelsOf(const DoubleArray& y) {
   return labels;
 }
 
-// Trains on X, y as `rdpkit train` does on the same values: schema_text is the schema JSON (public
-// bounds), or empty to read the bounds off the data (bounds_from_data: the model is marked not
-// private, as with --bounds-from-data); config_text is the trainer config JSON.
+// The schema of a fit: schema_json as it is when it lists "features" (public bounds); without
+// "features" the bounds are read off the columns (bounds_from_data: the model is marked not
+// private, as with --bounds-from-data) and its other keys ("label", "n_classes", "classes") are
+// kept, so public label bounds and classes are not lost with the feature bounds.
+trees::Schema SchemaOfFit(const nlohmann::json& schema_json,
+                          const std::vector<std::string>& feature_names,
+                          const std::vector<std::vector<double>>& columns, trees::Task task) {
+  if (schema_json.contains("features")) return trees::Schema::FromJson(schema_json);
+  // Read as regression, whose schema needs no other key (a multiclass one needs n_classes); the
+  // task and the keys of schema_json replace its own.
+  nlohmann::json json =
+      trees::SchemaFromColumns(feature_names, columns, trees::Task::kRegression).ToJson();
+  json["task"] = trees::TaskName(task);
+  for (const auto& item : schema_json.items()) json[item.key()] = item.value();
+  trees::Schema schema = trees::Schema::FromJson(json);
+  schema.bounds_from_data = true;
+  return schema;
+}
+
+// A private run whose classes were read off y (no public list): which classes occur is released
+// with the model (n_classes, the class trees) and no ε covers it, so the model is marked not
+// private as a run with bounds from the data is (DESIGN.md §4, §6; training_report.cc).
+void MarkClassesFromData(nlohmann::json& privacy) {
+  if (privacy.value("private", true) == false) {
+    privacy["classes_from_data"] = true;
+    return;
+  }
+  nlohmann::json block = {
+      {"private", false},
+      {"reason",
+       "the classes were read off the training labels (no public list of classes was given): "
+       "which classes occur is released with the model and no epsilon covers it"},
+      {"classes_from_data", true}};
+  if (privacy.contains("event")) block["noise_event"] = privacy["event"];
+  if (privacy.contains("epsilon")) block["noise_epsilon"] = privacy["epsilon"];
+  if (privacy.contains("delta")) block["delta"] = privacy["delta"];
+  privacy = std::move(block);
+}
+
+// Trains on X, y as `rdpkit train` does on the same values: schema_text is the schema JSON
+// (SchemaOfFit); config_text is the trainer config JSON; classes_from_data says that the class
+// list was read off y (MarkClassesFromData).
 trees::Model TrainArrays(const DoubleArray& x, const DoubleArray& y,
                          const std::vector<std::string>& feature_names,
-                         const std::string& schema_text, const std::string& config_text) {
+                         const std::string& schema_text, const std::string& config_text,
+                         bool classes_from_data) {
   const nlohmann::json config_json = ParseJson(config_text, "config", "JSON text");
-  const trees::TrainerConfig given = trees::TrainerConfig::FromJson(config_json);
+  const trees::TrainerConfig given = trees::GivenConfig(config_json);
   const trees::Task task = trees::TaskOfObjective(given.objective);
   std::vector<std::vector<double>> columns = ColumnsOf(x);
   if (feature_names.size() != columns.size()) {
@@ -74,8 +114,7 @@ trees::Model TrainArrays(const DoubleArray& x, const DoubleArray& y,
                           "one per column of X (" + std::to_string(columns.size()) + ")");
   }
   trees::Schema schema =
-      schema_text.empty() ? trees::SchemaFromColumns(feature_names, columns, task)
-                          : trees::Schema::FromJson(ParseJson(schema_text, "schema", "JSON text"));
+      SchemaOfFit(ParseJson(schema_text, "schema", "JSON text"), feature_names, columns, task);
   if (schema.task != task) {
     throw InvalidArgument("objective", "\"" + trees::ToString(given.objective) +
                                            "\" does not fit the schema's task \"" +
@@ -101,6 +140,7 @@ trees::Model TrainArrays(const DoubleArray& x, const DoubleArray& y,
     if (data.clipped[f] > 0) clipped[data.feature_names[f]] = data.clipped[f];
   }
   model.training_log["clipped"] = clipped;
+  if (classes_from_data) MarkClassesFromData(model.privacy);
   return model;
 }
 
@@ -181,12 +221,20 @@ void BindTrees(py::module_& m) {
                              })
       .def_readonly("feature_names", &trees::Model::feature_names)
       .def_readonly("n_classes", &trees::Model::n_classes)
+      .def_readonly("classes", &trees::Model::classes)
       .def_property_readonly("n_trees",
                              [](const trees::Model& model) { return model.trees.size(); });
   m.def("codes_of_cells", &CodesOfTextCells, py::arg("cells"), py::arg("feature"),
         py::arg("source"));
   m.def("train", &TrainArrays, py::arg("X"), py::arg("y"), py::arg("feature_names"),
-        py::arg("schema"), py::arg("config"));
+        py::arg("schema"), py::arg("config"), py::arg("classes_from_data"));
+  // The config's keys as given, parsed and validated as `rdpkit train` does before reading data.
+  m.def(
+      "check_config",
+      [](const std::string& text) {
+        static_cast<void>(trees::GivenConfig(ParseJson(text, "config", "JSON text")));
+      },
+      py::arg("config"));
 }
 
 }  // namespace rdpkit::python

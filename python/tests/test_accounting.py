@@ -164,3 +164,37 @@ def test_nothing_released_spends_nothing():
                   rdpkit.Event.from_json('{"composed": []}')):
         result = rdpkit.epsilon(event, delta=1e-5)
         assert result.epsilon == 0 and result.accountant == "gaussian"
+
+
+@pytest.mark.parametrize("text, field", [
+    # Python's json would keep the last noise_multiplier (100) and report a tiny epsilon.
+    ('{"gaussian": {"noise_multiplier": 0.01, "noise_multiplier": 100}}',
+     "gaussian.noise_multiplier"),
+    ('{"self_composed": {"count": 10, "event": {"laplace": {"noise_multiplier": 1}}, '
+     '"count": 1}}', "self_composed.count"),
+    (b'{"gaussian": {"noise_multiplier": 1, "noise_multiplier": 2}}', "gaussian.noise_multiplier"),
+])
+def test_duplicate_keys_are_refused_naming_the_key(text, field):
+    """As `rdpkit epsilon --event` (json_input.h), a key given twice is refused, not resolved."""
+    with pytest.raises(rdpkit.InvalidArgumentError) as info:
+        rdpkit.Event.from_json(text)
+    assert info.value.field == field
+    assert "twice" in str(info.value)
+
+
+def test_deeply_nested_events_are_invalid_arguments_not_recursion_errors():
+    deep_text = '{"composed": [' * 5000 + "]}" * 5000
+    with pytest.raises(rdpkit.InvalidArgumentError, match="nested deeper"):
+        rdpkit.Event.from_json(deep_text)
+    with pytest.raises(rdpkit.InvalidArgumentError, match="nested deeper"):
+        rdpkit.Event.from_json("[" * 100000 + "]" * 100000)
+    deep = {"gaussian": {"noise_multiplier": 1.0}}
+    for _ in range(5000):
+        deep = {"self_composed": {"count": 2, "event": deep}}
+    with pytest.raises(rdpkit.InvalidArgumentError, match="nested deeper"):
+        rdpkit.Event.from_json(deep)
+    # Within the limit, nesting is accepted as before.
+    event = rdpkit.GaussianEvent(50.0)
+    for _ in range(20):
+        event = rdpkit.SelfComposedEvent(event, 2)
+    assert rdpkit.Event.from_json(event.to_json_text()) == event

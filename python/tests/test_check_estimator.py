@@ -48,3 +48,20 @@ def test_check_estimator_fails_only_where_privacy_forbids(make):
 def test_regressor_passes_every_check_without_noise():
     # The trainer's default 100 trees (10 trees of learning rate 0.3 underfit the check's data).
     assert failing_checks(rdpkit.DPGBTRegressor(non_private=True, random_state=0)) == {}
+
+
+def test_classifier_checks_include_multiclass(monkeypatch):
+    """The classifier claims no binary_only tag: scikit-learn's multiclass checks run (and pass,
+    above), since a multiclass fit without bounds now trains."""
+    assert not rdpkit.DPGBTClassifier()._get_tags()["binary_only"]
+    seen = set()
+    fit = rdpkit.DPGBTClassifier.fit
+
+    def recording_fit(self, X, y):
+        fitted = fit(self, X, y)
+        seen.add(len(self.classes_))
+        return fitted
+
+    monkeypatch.setattr(rdpkit.DPGBTClassifier, "fit", recording_fit)
+    failing_checks(rdpkit.DPGBTClassifier(n_estimators=10, random_state=0))
+    assert max(seen) >= 3

@@ -270,8 +270,9 @@ def test_more_than_two_classes_train_natively(tmp_path):
     X = rng.uniform(0, 1, (3000, 3))
     index = np.where(X[:, 0] + X[:, 1] < 0.8, 0, np.where(X[:, 0] > 0.6, 2, 1))
     y = np.array(["low", "mid", "high"])[index]
+    # The class list is public (classes read off y would mark the model not private).
     clf = rdpkit.DPGBTClassifier(epsilon=4.0, bounds=[(0, 1)] * 3, random_state=3,
-                                 n_estimators=30)
+                                 n_estimators=30, classes=["high", "low", "mid"])
     clf.fit(X[:2000], y[:2000])
     assert list(clf.classes_) == ["high", "low", "mid"]
     assert clf.trainer_config()["objective"] == "multi:softprob"
@@ -285,7 +286,7 @@ def test_more_than_two_classes_train_natively(tmp_path):
     path = tmp_path / "multi.json"
     clf.save_model(str(path))
     again = rdpkit.DPGBTClassifier().load_model(str(path))
-    assert list(again.classes_) == [0, 1, 2]
+    assert list(again.classes_) == ["high", "low", "mid"]  # the file names the classes
     np.testing.assert_array_equal(again.predict_proba(X[2000:]), proba)
     with pytest.raises(rdpkit.InvalidArgumentError):
         rdpkit.DPGBTClassifier(epsilon=1.0, bounds=[(0, 1)] * 3,
