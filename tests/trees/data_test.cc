@@ -10,6 +10,7 @@
 #include <numeric>
 
 #include "rdpkit/accountant/errors.h"
+#include "rdpkit/trees/binned_csv.h"
 #include "trees_test_util.h"
 
 namespace rdpkit::trees {
@@ -18,6 +19,7 @@ namespace {
 using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::ThrowsMessage;
 
 // Two numeric features with bounds [0, 10] and [-1, 1], one categorical feature with 3 codes.
@@ -288,6 +290,30 @@ TEST(LoadCsv, RejectsRaggedAndEmptyFiles) {
               ThrowsMessage<InvalidArgument>(HasSubstr("no data rows")));
   EXPECT_THAT([] { LoadCsv("/nonexistent/data.csv", SmallSchema()); },
               ThrowsMessage<InvalidArgument>(HasSubstr("cannot open file")));
+}
+
+// A quoted field with a line break (rdpkit reads one row per line) and a header cell without a
+// name (a comma at the end of the header) are refused saying so, by both readers and the draft.
+TEST(LoadCsv, SaysWhenAQuotedFieldBreaksItsLineOrAColumnHasNoName) {
+  const char* quoted_break = "a,b,c,label\n\"1\n0\",0,0,1\n";
+  EXPECT_THAT([&] { ParseCsv(quoted_break, SmallSchema()); },
+              ThrowsMessage<InvalidArgument>(
+                  AllOf(HasSubstr("row 1 (line 2), column \"a\": \"\"1\" is not a number"),
+                        HasSubstr("a quoted field with a line break?"))));
+  EXPECT_THAT([&] { ParseCsvBinned(quoted_break, SmallSchema(), {}, 1); },
+              ThrowsMessage<InvalidArgument>(HasSubstr("a quoted field with a line break?")));
+  EXPECT_THAT([&] { ParseCsv("a,b,c,label\n\"1,0,0,1\n", SmallSchema()); },
+              ThrowsMessage<InvalidArgument>(HasSubstr("a quoted field with a line break?")));
+  // A field with both quotes is only not a number.
+  EXPECT_THAT([&] { ParseCsv("a,b,c,label\n\"1,5\",0,0,1\n", SmallSchema()); },
+              ThrowsMessage<InvalidArgument>(Not(HasSubstr("line break"))));
+  EXPECT_THAT([&] { ParseCsv("a,b,c,label,\n1,0,0,1,\n", SmallSchema()); },
+              ThrowsMessage<InvalidArgument>(HasSubstr(
+                  "column 5 of 5 in the header has no name (a comma at the end of the line?)")));
+  const testing::ScratchDir dir;
+  const std::string draft = dir.Write("d.csv", "a,,label\n1,2,0\n3,4,1\n");
+  EXPECT_THAT([&] { (void)DraftSchema(draft, "label", std::nullopt); },
+              ThrowsMessage<InvalidArgument>(HasSubstr("column 2 of 3 in the header has no name")));
 }
 
 // Found by the CSV fuzzer (fuzz/regressions/csv/header_without_newline): a header with no newline

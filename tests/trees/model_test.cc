@@ -320,6 +320,32 @@ TEST(ModelFile, RejectsForeignFiles) {
               HasSubstr("base_score"));
 }
 
+// The privacy block is one train writes: its numbers in range and its event an event. (Whether
+// the event gives back ε is `rdpkit epsilon`'s question, not the loader's.)
+TEST(ModelFile, RejectsAPrivacyBlockTrainDoesNotWrite) {
+  EXPECT_THAT(LoadError(Mutated([](auto& j) { j["privacy"]["delta"] = 2; })),
+              HasSubstr("privacy.delta = 2 is outside (0, 1)"));
+  EXPECT_THAT(LoadError(Mutated([](auto& j) { j["privacy"]["epsilon"] = -1; })),
+              HasSubstr("privacy.epsilon = -1 is outside (0, inf)"));
+  EXPECT_THAT(LoadError(Mutated([](auto& j) { j["privacy"]["epsilon"] = "1"; })),
+              HasSubstr("privacy.epsilon"));
+  EXPECT_THAT(LoadError(Mutated([](auto& j) { j["privacy"].erase("event"); })),
+              HasSubstr("privacy.event: missing"));
+  EXPECT_THAT(LoadError(Mutated([](auto& j) {
+                j["privacy"]["event"] = {{"gausian", 1}};
+              })),
+              HasSubstr("privacy.event"));
+  EXPECT_THAT(LoadError(Mutated([](auto& j) { j["privacy"]["private"] = true; })),
+              HasSubstr("privacy.private = true is outside false"));
+  EXPECT_THAT(LoadError(Mutated([](auto& j) {
+                j["privacy"] = {{"private", false}};
+              })),
+              HasSubstr("privacy.reason: missing"));
+  EXPECT_NO_THROW(Model::FromJson(nlohmann::json::parse(Mutated([](auto& j) {
+    j["privacy"] = {{"private", false}, {"reason", "no noise"}};
+  }))));
+}
+
 TEST(ModelFile, RejectsBrokenTrees) {
   EXPECT_THAT(LoadError(Mutated([](auto& j) { j["trees"][0]["nodes"][2]["right"] = 9; })),
               HasSubstr("trees[0].nodes[2].right = 9 is outside [1, 4]"));

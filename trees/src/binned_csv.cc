@@ -343,14 +343,8 @@ bool BinningReader::ParseSpan(std::string_view block, const Span& span, ThreadSt
                                                              error.field)));
       ok = false;
     } else if (error.kind == LineError::kRagged) {
-      std::vector<std::string_view> fields;
-      SplitLine(line, fields);
-      state.parse.Keep(
-          this_row,
-          InvalidArgument("data", source_ + " row " + std::to_string(this_row + 1) + " (line " +
-                                      std::to_string(line_number) + ") has " +
-                                      std::to_string(fields.size()) + " fields, the header has " +
-                                      std::to_string(header_names_.size())));
+      state.parse.Keep(this_row, internal::RaggedRow(source_, this_row + 1, line_number, line,
+                                                     header_names_.size()));
       ok = false;
     }
   });

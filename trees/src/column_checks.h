@@ -4,12 +4,14 @@
 #define RDPKIT_TREES_SRC_COLUMN_CHECKS_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "csv_line.h"
+#include "rdpkit/accountant/errors.h"
 #include "rdpkit/trees/data.h"
 
 namespace rdpkit::trees::internal {
@@ -25,6 +27,18 @@ struct HeaderColumns {
   int label_column = -1;
   std::vector<int> column_of_feature;
 };
+// The refusal of a row with another number of fields than the header has: "<source> row R (line
+// L) has F fields, the header has H", with OpenQuoteHint(line).
+InvalidArgument RaggedRow(const std::string& source, std::uint64_t row, std::uint64_t line,
+                          std::string_view text, std::size_t header_fields);
+// " (a quoted field with a line break? …)" when text holds an odd number of double quotes: rdpkit
+// reads one row per line; "" otherwise.
+std::string OpenQuoteHint(std::string_view text);
+
+// Refuses a header with a column that has no name (an empty cell: a trailing comma, say),
+// naming its position.
+void RequireNamedColumns(const std::vector<std::string>& header, const std::string& source);
+
 HeaderColumns MatchHeader(const std::vector<std::string>& header, const Schema& schema,
                           const LoadOptions& options, const std::string& source);
 

@@ -132,11 +132,7 @@ RawTable ReadTable(std::string_view text, const std::string& source, Targets&& t
         line, targets, [&](std::size_t c, double value) { table.columns[c].push_back(value); });
     if (error.kind == LineError::kBadValue) throw bad_value(row, error.column, error.field);
     if (error.kind == LineError::kRagged) {
-      SplitLine(line, fields);
-      throw InvalidArgument("data", source + " row " + std::to_string(row) + " (line " +
-                                        std::to_string(line_number) + ") has " +
-                                        std::to_string(fields.size()) + " fields, the header has " +
-                                        std::to_string(n_columns));
+      throw internal::RaggedRow(source, row, line_number, line, n_columns);
     }
     table.lines.push_back(line_number);
   }
@@ -312,8 +308,35 @@ std::size_t Dataset::total_clipped() const {
 
 namespace internal {
 
+std::string OpenQuoteHint(std::string_view text) {
+  if (std::count(text.begin(), text.end(), '"') % 2 == 0) return "";
+  return " (a quoted field with a line break? rdpkit reads one row per line; write the break as "
+         "a space)";
+}
+
+InvalidArgument RaggedRow(const std::string& source, std::uint64_t row, std::uint64_t line,
+                          std::string_view text, std::size_t header_fields) {
+  std::vector<std::string_view> fields;
+  SplitLine(text, fields);
+  return InvalidArgument("data", source + " row " + std::to_string(row) + " (line " +
+                                     std::to_string(line) + ") has " +
+                                     std::to_string(fields.size()) + " fields, the header has " +
+                                     std::to_string(header_fields) + OpenQuoteHint(text));
+}
+
+void RequireNamedColumns(const std::vector<std::string>& header, const std::string& source) {
+  for (std::size_t c = 0; c < header.size(); ++c) {
+    if (!header[c].empty()) continue;
+    throw InvalidArgument("data",
+                          source + ": column " + std::to_string(c + 1) + " of " +
+                              std::to_string(header.size()) + " in the header has no name" +
+                              (c + 1 == header.size() ? " (a comma at the end of the line?)" : ""));
+  }
+}
+
 HeaderColumns MatchHeader(const std::vector<std::string>& header, const Schema& schema,
                           const LoadOptions& options, const std::string& source) {
+  RequireNamedColumns(header, source);
   HeaderColumns out;
   int& label_column = out.label_column;
   std::vector<int>& column_of_feature = out.column_of_feature;
@@ -427,6 +450,7 @@ Schema SchemaFromData(const std::string& csv_path, const std::string& label, Tas
   const std::string source = "\"" + csv_path + "\"";
   bool has_label = false;
   auto targets_of_header = [&](const std::vector<std::string>& header) {
+    internal::RequireNamedColumns(header, source);
     std::vector<ColumnTarget> targets(header.size());
     for (std::size_t c = 0; c < header.size(); ++c) {
       if (header[c] == label) {

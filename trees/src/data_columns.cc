@@ -64,14 +64,16 @@ std::string BadFeatureFieldText(const FeatureSpec& spec, std::string_view field)
 std::string BadFieldText(const Schema& schema, const csv::ColumnTarget& target,
                          std::string_view field) {
   if (target.kind == csv::ColumnTarget::kFeature) {
-    return BadFeatureFieldText(schema.features[static_cast<std::size_t>(target.feature)], field);
+    return BadFeatureFieldText(schema.features[static_cast<std::size_t>(target.feature)], field) +
+           OpenQuoteHint(field);
   }
-  if (schema.task == Task::kRegression) return NotANumberText(field);
+  if (schema.task == Task::kRegression) return NotANumberText(field) + OpenQuoteHint(field);
   return NotACellText(field,
                       schema.task == Task::kMulticlass
                           ? "the class indices 0.." + std::to_string(schema.n_classes - 1)
                           : "the labels 0 and 1",
-                      schema.classes, "classes", "class");
+                      schema.classes, "classes", "class") +
+         OpenQuoteHint(field);
 }
 
 void CheckLabels(const Schema& schema, const std::vector<double>& labels, const RowNamer& where) {

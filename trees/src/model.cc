@@ -18,6 +18,7 @@
 #include "schema_classes.h"
 #include "softmax.h"
 #include "text_file.h"
+#include "training_report.h"
 
 namespace rdpkit::trees {
 namespace {
@@ -407,6 +408,7 @@ Model Model::FromJson(const nlohmann::json& json) {
   if (!model.config.is_object()) throw InvalidArgument("config", "must be a JSON object");
   model.privacy = Member(json, "privacy", "privacy");
   if (!model.privacy.is_object()) throw InvalidArgument("privacy", "must be a JSON object");
+  internal::CheckPrivacyBlock(model.privacy);
   if (json.contains("schema")) {
     model.schema = Schema::FromJson(json["schema"]);
     std::vector<std::string> schema_names;

@@ -59,15 +59,15 @@ std::vector<DraftColumn> ReadDraftColumns(const std::string& csv_path) {
     if (line_number == 1 && text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
     SplitLine(text, fields);
     if (columns.empty()) {
-      for (const auto field : fields) columns.push_back({std::string(Trim(field)), {}, {}, {}});
+      std::vector<std::string> header;
+      for (const auto field : fields) header.emplace_back(Trim(field));
+      internal::RequireNamedColumns(header, source);
+      for (auto& name : header) columns.push_back({std::move(name), {}, {}, {}});
       continue;
     }
     ++row;
     if (fields.size() != columns.size()) {
-      throw InvalidArgument("data", source + " row " + std::to_string(row) + " (line " +
-                                        std::to_string(line_number) + ") has " +
-                                        std::to_string(fields.size()) + " fields, the header has " +
-                                        std::to_string(columns.size()));
+      throw internal::RaggedRow(source, row, line_number, text, columns.size());
     }
     for (std::size_t c = 0; c < fields.size(); ++c) {
       double value = 0;

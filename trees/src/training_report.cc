@@ -1,5 +1,11 @@
 #include "training_report.h"
 
+#include <cmath>
+#include <string>
+
+#include "rdpkit/accountant/errors.h"
+#include "rdpkit/accountant/event.h"
+
 namespace rdpkit::trees::internal {
 
 nlohmann::json TrainingLog(const Dataset& data, const TrainerConfig& config,
@@ -63,6 +69,43 @@ nlohmann::json PrivacyBlock(const Dataset& data, const TrainerConfig& config,
     block["delta"] = privacy.delta;
   }
   return block;
+}
+
+void CheckPrivacyBlock(const nlohmann::json& privacy) {
+  const auto number = [&](const char* key, bool open_at_one) {
+    const auto it = privacy.find(key);
+    const std::string field = std::string("privacy.") + key;
+    if (it == privacy.end()) throw InvalidArgument(field, "missing");
+    if (!it->is_number()) throw InvalidArgument(field, it->dump(), "the numbers");
+    const double value = it->get<double>();
+    const bool ok = value > 0 && (open_at_one ? value < 1 : std::isfinite(value));
+    Require(ok, field, value, open_at_one ? "(0, 1)" : "(0, inf)");
+  };
+  const auto event = [&](const char* key) {
+    try {
+      (void)accountant::Event::FromJson(privacy.at(key));
+    } catch (const InvalidArgument& error) {
+      throw InvalidArgument(std::string("privacy.") + key, error.what());
+    }
+  };
+  if (privacy.empty()) return;  // a model built in code claims nothing
+  const auto private_flag = privacy.find("private");
+  if (private_flag == privacy.end()) {
+    number("epsilon", false);
+    number("delta", true);
+    if (!privacy.contains("event")) throw InvalidArgument("privacy.event", "missing");
+    event("event");
+    return;
+  }
+  if (*private_flag != false) {
+    throw InvalidArgument("privacy.private", private_flag->dump(),
+                          "false, or no key (a private model)");
+  }
+  const auto reason = privacy.find("reason");
+  if (reason == privacy.end() || !reason->is_string()) {
+    throw InvalidArgument("privacy.reason", "missing or not a string (why it is not private)");
+  }
+  if (privacy.contains("noise_event")) event("noise_event");
 }
 
 }  // namespace rdpkit::trees::internal

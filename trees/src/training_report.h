@@ -43,6 +43,14 @@ nlohmann::json PrivacyBlock(const Dataset& data, const TrainerConfig& config,
                             const PrivacyPlan& privacy,
                             const std::optional<accountant::Event>& released_event);
 
+// Refuses (InvalidArgument naming the key) a model file's privacy block that is not one
+// PrivacyBlock writes: {"epsilon" in (0, inf), "delta" in (0, 1), "event" an event, "accountant"
+// optional} or {"private": false, "reason", and with noise "noise_event", "noise_epsilon",
+// "delta"} (with flags such as "bounds_from_data"), or {} (a model built in code, which claims
+// nothing). It does not recompute ε from the event:
+// `rdpkit epsilon --event` does that.
+void CheckPrivacyBlock(const nlohmann::json& privacy);
+
 }  // namespace rdpkit::trees::internal
 
 #endif  // RDPKIT_TREES_SRC_TRAINING_REPORT_H_
