@@ -1,5 +1,7 @@
 // rdpkit evaluate: model + labelled CSV → metrics (DESIGN.md §3).
+#include <functional>
 #include <memory>
+#include <string>
 
 #include "cli.h"
 #include "rdpkit/accountant/errors.h"
@@ -8,6 +10,21 @@
 #include "trees_commands.h"
 
 namespace rdpkit::tools {
+namespace {
+
+// An AUC of the labels, or null with the reason under "<key>_undefined" when the labels lack a
+// class (a test set of one class still has an accuracy and a log loss).
+void AddAuc(nlohmann::json& metrics, const char* key, const std::function<double()>& auc) {
+  try {
+    metrics[key] = JsonNumber(auc());
+  } catch (const InvalidArgument& error) {
+    if (error.field() != "labels") throw;
+    metrics[key] = nullptr;
+    metrics[std::string(key) + "_undefined"] = error.what();
+  }
+}
+
+}  // namespace
 
 int RunEvaluate(const EvaluateArgs& args, std::ostream& out) {
   if (args.model.empty()) throw InvalidArgument("model", "missing (--model model.json)");
@@ -17,16 +34,20 @@ int RunEvaluate(const EvaluateArgs& args, std::ostream& out) {
   if (trees::TaskOfObjective(model.objective) == trees::Task::kMulticlass) {
     const std::vector<double> p = model.PredictProbabilities(data);
     const int k = model.n_classes;
-    WriteJson(out, {{"accuracy", JsonNumber(trees::MulticlassAccuracy(p, k, data.labels))},
-                    {"macro_auc", JsonNumber(trees::MacroAuc(p, k, data.labels))},
-                    {"log_loss", JsonNumber(trees::MulticlassLogLoss(p, k, data.labels))}});
+    nlohmann::json metrics = {
+        {"accuracy", JsonNumber(trees::MulticlassAccuracy(p, k, data.labels))},
+        {"log_loss", JsonNumber(trees::MulticlassLogLoss(p, k, data.labels))}};
+    AddAuc(metrics, "macro_auc", [&] { return trees::MacroAuc(p, k, data.labels); });
+    WriteJson(out, metrics);
     return 0;
   }
   const std::vector<double> predictions = model.Predict(data);
   if (trees::TaskOfObjective(model.objective) == trees::Task::kBinary) {
-    WriteJson(out, {{"auc", JsonNumber(trees::Auc(predictions, data.labels))},
-                    {"accuracy", JsonNumber(trees::Accuracy(predictions, data.labels))},
-                    {"log_loss", JsonNumber(trees::LogLoss(predictions, data.labels))}});
+    nlohmann::json metrics = {
+        {"accuracy", JsonNumber(trees::Accuracy(predictions, data.labels))},
+        {"log_loss", JsonNumber(trees::LogLoss(predictions, data.labels))}};
+    AddAuc(metrics, "auc", [&] { return trees::Auc(predictions, data.labels); });
+    WriteJson(out, metrics);
   } else {
     WriteJson(out, {{"rmse", JsonNumber(trees::Rmse(predictions, data.labels))},
                     {"mae", JsonNumber(trees::Mae(predictions, data.labels))}});

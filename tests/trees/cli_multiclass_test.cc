@@ -105,5 +105,39 @@ TEST(MulticlassCommands, EvaluateReportsTheLibraryMetrics) {
               ThrowsMessage<InvalidArgument>(HasSubstr("row 2")));
 }
 
+// Test data of one class still has an accuracy and a log loss; the AUC is null, saying why.
+TEST(MulticlassCommands, EvaluateOnOneClassGivesANullAucAndTheOtherMetrics) {
+  Bands bands;
+  bands.Train(kUnnamed);
+  const std::string one_class = bands.dir.Write("one.csv", "x,label\n0.1,0\n0.2,0\n0.3,0\n");
+  std::ostringstream out;
+  EXPECT_EQ(RunEvaluate({.model = bands.model, .data = one_class}, out), 0);
+  const nlohmann::json metrics = nlohmann::json::parse(out.str());
+  EXPECT_TRUE(metrics["macro_auc"].is_null());
+  EXPECT_THAT(metrics["macro_auc_undefined"].get<std::string>(), HasSubstr("two classes"));
+  EXPECT_TRUE(metrics["accuracy"].is_number());
+  EXPECT_TRUE(metrics["log_loss"].is_number());
+  // Binary: the same.
+  const std::string binary = bands.dir.Write(
+      "binary.json", R"({"task": "binary", "features": [{"name": "x", "min": 0, "max": 1}]})");
+  const std::string binary_data = bands.dir.Write("b.csv", "x,label\n0.1,0\n0.9,1\n");
+  TrainArgs args;
+  args.data = binary_data;
+  args.schema = binary;
+  args.config = R"({"n_estimators": 2, "non_private": true})";
+  args.out = bands.dir.File("b.json");
+  args.quiet = true;
+  ASSERT_EQ(RunTrain(args, out), 0);
+  std::ostringstream binary_out;
+  EXPECT_EQ(
+      RunEvaluate({.model = args.out, .data = bands.dir.Write("b1.csv", "x,label\n0.1,1\n0.9,1\n")},
+                  binary_out),
+      0);
+  const nlohmann::json binary_metrics = nlohmann::json::parse(binary_out.str());
+  EXPECT_TRUE(binary_metrics["auc"].is_null());
+  EXPECT_THAT(binary_metrics["auc_undefined"].get<std::string>(), HasSubstr("all 2 labels are 1"));
+  EXPECT_TRUE(binary_metrics["accuracy"].is_number());
+}
+
 }  // namespace
 }  // namespace rdpkit::tools
