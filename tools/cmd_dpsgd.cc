@@ -2,6 +2,7 @@
 // dataset size, batch size and epochs instead of a sampling rate and a step count.
 #include <cmath>
 #include <optional>
+#include <string>
 
 #include "cli.h"
 #include "commands.h"
@@ -29,16 +30,23 @@ int RunDpsgd(const DpsgdArgs& args, std::ostream& out) {
   if (!args.batch_size) throw InvalidArgument("batch-size", "missing (--batch-size B)");
   const std::uint64_t n = *args.dataset_size;
   const std::uint64_t b = *args.batch_size;
-  Require(n >= 1 && n <= (std::uint64_t{1} << 53), "dataset-size", static_cast<double>(n),
-          "[1, 2^53]");
-  Require(b >= 1 && b <= n, "batch-size", static_cast<double>(b),
-          "[1, dataset-size = " + std::to_string(n) + "]");
+  // Whole numbers echoed as they were given (a double would print 2^64 − 1 as 2^64).
+  if (n < 1 || n > (std::uint64_t{1} << 53)) {
+    throw InvalidArgument("dataset-size", std::to_string(n), "[1, 2^53]");
+  }
+  if (b < 1 || b > n) {
+    throw InvalidArgument("batch-size", std::to_string(b),
+                          "[1, dataset-size = " + std::to_string(n) + "]");
+  }
   Require(std::isfinite(args.epochs) && args.epochs > 0 && args.epochs <= 1e9, "epochs",
           args.epochs, "(0, 1e9]");
   if (args.noise_multiplier.has_value() == args.epsilon.has_value()) {
     throw InvalidArgument("noise-multiplier",
                           "give exactly one of --noise-multiplier (to get "
                           "epsilon) and --epsilon (to get the noise multiplier)");
+  }
+  if (args.noise_multiplier) {
+    Require(*args.noise_multiplier > 0, "noise-multiplier", *args.noise_multiplier, "(0, inf)");
   }
   // The expected batch is B, so each record is in a step's sample with probability q = B/N; an
   // epoch is N/B steps, and the run ⌈E·N/B⌉ steps (rounded up: never fewer than trained).

@@ -80,6 +80,12 @@ int RunSample(const SampleArgs& args, std::ostream& out) {
     if (!args.utilities.empty()) {
       throw InvalidArgument("utilities", "is only accepted for an exponential event");
     }
+    const std::string kind = event.ToJson().begin().key();
+    if (kind != "gaussian" && kind != "leaf_balanced_gaussian" && kind != "laplace") {
+      throw InvalidArgument("event", kind,
+                            "gaussian, leaf_balanced_gaussian, laplace or exponential (the "
+                            "events sample draws from)");
+    }
     additive = mechanisms::MakeAdditive(event, args.sensitivity);
   }
   SampleWriter writer(out);

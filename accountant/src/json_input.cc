@@ -61,7 +61,7 @@ class StrictSax {
   bool number_unsigned(json::number_unsigned_t value) { return Add(value); }
   bool number_float(json::number_float_t value, const json::string_t& text) {
     if (value == 0 && HasNonZeroDigit(text)) {
-      throw InvalidArgument(Where(), Abbreviate(text),
+      throw InvalidArgument(Where(), text,  // abbreviated by InvalidArgument, its length kept
                             "the numbers a double holds (0 or magnitude >= 4.9e-324); this one "
                             "underflows to 0");
     }
@@ -105,8 +105,8 @@ class StrictSax {
 
   bool parse_error(std::size_t /*position*/, const std::string& last_token,
                    const nlohmann::detail::exception& error) {
-    if (error.id == 406) {  // number overflow: 1e999
-      throw InvalidArgument(Where(), Abbreviate(last_token),
+    if (error.id == 406) {                        // number overflow: 1e999
+      throw InvalidArgument(Where(), last_token,  // abbreviated by InvalidArgument
                             "the finite numbers (magnitude below 1.8e308)");
     }
     std::string message = error.what();

@@ -415,6 +415,27 @@ TEST(DpsgdCommand, BadInputNamesTheFlag) {
             out);
       },
       ThrowsMessage<InvalidArgument>(HasSubstr("epochs")));
+  // Named by the flag, not by the path inside the event it builds; whole numbers as given.
+  EXPECT_THAT(
+      [&] {
+        RunDpsgd({.dataset_size = 100,
+                  .batch_size = 10,
+                  .epochs = 1,
+                  .noise_multiplier = 0.0,
+                  .delta = 1e-5},
+                 out);
+      },
+      ThrowsMessage<InvalidArgument>(HasSubstr("noise-multiplier = 0 is outside (0, inf)")));
+  EXPECT_THAT(
+      [&] {
+        RunDpsgd({.dataset_size = 18446744073709551615u,
+                  .batch_size = 10,
+                  .epochs = 1,
+                  .epsilon = 1.0,
+                  .delta = 1e-5},
+                 out);
+      },
+      ThrowsMessage<InvalidArgument>(HasSubstr("dataset-size = 18446744073709551615 is outside")));
 }
 
 }  // namespace
