@@ -43,3 +43,11 @@ def regression_data():
     X = rng.uniform(-2, 2, size=(2000, 3))
     y = np.clip(X[:, 0] - X[:, 1] + 0.1 * rng.normal(size=2000), -5, 5)
     return X, y
+
+
+@pytest.fixture(scope="session")
+def data():
+    """2000 rows of 3 standard normal features; the label: x0 > 0."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(2000, 3))
+    return X, (X[:, 0] > 0).astype(int)

@@ -11,12 +11,6 @@ import rdpkit
 pd = pytest.importorskip("pandas")
 
 
-@pytest.fixture(scope="module")
-def data():
-    rng = np.random.default_rng(0)
-    X = rng.normal(size=(2000, 3))
-    return X, (X[:, 0] > 0).astype(int)
-
 
 def test_label_bounds_are_kept_without_feature_bounds(data):
     X, _ = data

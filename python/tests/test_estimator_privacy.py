@@ -11,12 +11,6 @@ import rdpkit
 pd = pytest.importorskip("pandas")
 
 
-@pytest.fixture(scope="module")
-def data():
-    rng = np.random.default_rng(0)
-    X = rng.normal(size=(2000, 3))
-    return X, (X[:, 0] > 0).astype(int)
-
 
 def quiet_fit(estimator, X, y):
     with warnings.catch_warnings():
