@@ -43,9 +43,8 @@ int RunEvaluate(const EvaluateArgs& args, std::ostream& out) {
   }
   const std::vector<double> predictions = model.Predict(data);
   if (trees::TaskOfObjective(model.objective) == trees::Task::kBinary) {
-    nlohmann::json metrics = {
-        {"accuracy", JsonNumber(trees::Accuracy(predictions, data.labels))},
-        {"log_loss", JsonNumber(trees::LogLoss(predictions, data.labels))}};
+    nlohmann::json metrics = {{"accuracy", JsonNumber(trees::Accuracy(predictions, data.labels))},
+                              {"log_loss", JsonNumber(trees::LogLoss(predictions, data.labels))}};
     AddAuc(metrics, "auc", [&] { return trees::Auc(predictions, data.labels); });
     WriteJson(out, metrics);
   } else {
