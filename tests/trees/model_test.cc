@@ -326,7 +326,10 @@ TEST(ModelFile, RejectsAPrivacyBlockTrainDoesNotWrite) {
   EXPECT_THAT(LoadError(Mutated([](auto& j) { j["privacy"]["delta"] = 2; })),
               HasSubstr("privacy.delta = 2 is outside (0, 1)"));
   EXPECT_THAT(LoadError(Mutated([](auto& j) { j["privacy"]["epsilon"] = -1; })),
-              HasSubstr("privacy.epsilon = -1 is outside (0, inf)"));
+              HasSubstr("privacy.epsilon = -1 is outside [0, inf)"));
+  // ε = 0 is a run that δ alone covers (found by the trainer_config fuzzer: ε = 3e-8 at δ = 0.01).
+  EXPECT_NO_THROW(Model::FromJson(
+      nlohmann::json::parse(Mutated([](auto& j) { j["privacy"]["epsilon"] = 0.0; }))));
   EXPECT_THAT(LoadError(Mutated([](auto& j) { j["privacy"]["epsilon"] = "1"; })),
               HasSubstr("privacy.epsilon"));
   EXPECT_THAT(LoadError(Mutated([](auto& j) { j["privacy"].erase("event"); })),

@@ -72,14 +72,15 @@ nlohmann::json PrivacyBlock(const Dataset& data, const TrainerConfig& config,
 }
 
 void CheckPrivacyBlock(const nlohmann::json& privacy) {
-  const auto number = [&](const char* key, bool open_at_one) {
+  // ε may be 0: a run whose δ alone covers it (the event's δ(0) at most δ) reports ε = 0.
+  const auto number = [&](const char* key, bool is_delta) {
     const auto it = privacy.find(key);
     const std::string field = std::string("privacy.") + key;
     if (it == privacy.end()) throw InvalidArgument(field, "missing");
     if (!it->is_number()) throw InvalidArgument(field, it->dump(), "the numbers");
     const double value = it->get<double>();
-    const bool ok = value > 0 && (open_at_one ? value < 1 : std::isfinite(value));
-    Require(ok, field, value, open_at_one ? "(0, 1)" : "(0, inf)");
+    const bool ok = is_delta ? value > 0 && value < 1 : value >= 0 && std::isfinite(value);
+    Require(ok, field, value, is_delta ? "(0, 1)" : "[0, inf)");
   };
   const auto event = [&](const char* key) {
     try {

@@ -44,7 +44,7 @@ nlohmann::json PrivacyBlock(const Dataset& data, const TrainerConfig& config,
                             const std::optional<accountant::Event>& released_event);
 
 // Refuses (InvalidArgument naming the key) a model file's privacy block that is not one
-// PrivacyBlock writes: {"epsilon" in (0, inf), "delta" in (0, 1), "event" an event, "accountant"
+// PrivacyBlock writes: {"epsilon" in [0, inf), "delta" in (0, 1), "event" an event, "accountant"
 // optional} or {"private": false, "reason", and with noise "noise_event", "noise_epsilon",
 // "delta"} (with flags such as "bounds_from_data"), or {} (a model built in code, which claims
 // nothing). It does not recompute ε from the event:
