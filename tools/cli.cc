@@ -51,9 +51,7 @@ nlohmann::json ReadEventJson(const std::string& source, const std::string& field
     }
     origin = "file \"" + Abbreviate(source) + "\"";
     if (S_ISREG(info.st_mode) && static_cast<std::size_t>(info.st_size) > limits.max_bytes) {
-      // ParseJson's refusal, without reading the file.
-      throw InvalidArgument(field, origin + " is longer than the limit of " +
-                                       std::to_string(limits.max_bytes) + " bytes for this input");
+      throw InputTooLong(field, origin, limits.max_bytes);  // without reading the file
     }
     std::ifstream in(source, std::ios::binary);
     if (!in) throw InvalidArgument(field, "cannot open file \"" + Abbreviate(source) + "\"");

@@ -80,13 +80,15 @@ int RunSample(const SampleArgs& args, std::ostream& out) {
     if (!args.utilities.empty()) {
       throw InvalidArgument("utilities", "is only accepted for an exponential event");
     }
-    const std::string kind = event.ToJson().begin().key();
-    if (kind != "gaussian" && kind != "leaf_balanced_gaussian" && kind != "laplace") {
-      throw InvalidArgument("event", kind,
+    try {
+      additive = mechanisms::MakeAdditive(event, args.sensitivity);
+    } catch (const InvalidArgument& error) {
+      if (error.field() != "event") throw;
+      // MakeAdditive's refusal names its own kinds; sample also takes exponential events.
+      throw InvalidArgument("event", error.value(),
                             "gaussian, leaf_balanced_gaussian, laplace or exponential (the "
                             "events sample draws from)");
     }
-    additive = mechanisms::MakeAdditive(event, args.sensitivity);
   }
   SampleWriter writer(out);
   if (exponential) {

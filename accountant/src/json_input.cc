@@ -40,9 +40,10 @@ bool HasNonZeroDigit(const std::string& text) {
   return false;
 }
 
-// Text quoted from the input, made safe to print: abbreviated, control characters escaped and
-// bytes that are not UTF-8 replaced (JSON string escaping, without the outer quotes).
-std::string Printable(const std::string& text) {
+// Text quoted from the input in JSON string escaping (without the outer quotes): abbreviated,
+// control characters escaped and bytes that are not UTF-8 replaced. (rdpkit::Printable, which
+// every InvalidArgument applies, then finds nothing left to escape.)
+std::string JsonEscapedExcerpt(const std::string& text) {
   const std::string quoted =
       json(Abbreviate(text, 300)).dump(-1, ' ', false, json::error_handler_t::replace);
   return quoted.substr(1, quoted.size() - 2);
@@ -115,8 +116,8 @@ class StrictSax {
     const auto at = message.find(marker);
     if (at != std::string::npos) message.erase(0, at + marker.size());
     const std::string where = origin_.empty() ? std::string() : " in " + origin_;
-    throw InvalidArgument(Where(),
-                          "malformed JSON" + where + ": not valid JSON at " + Printable(message));
+    throw InvalidArgument(
+        Where(), "malformed JSON" + where + ": not valid JSON at " + JsonEscapedExcerpt(message));
   }
 
  private:
@@ -194,14 +195,19 @@ class StrictSax {
 
 }  // namespace
 
+InvalidArgument InputTooLong(std::string_view field, std::string_view origin,
+                             std::size_t max_bytes) {
+  return InvalidArgument(std::string(field),
+                         (origin.empty() ? std::string("the input") : std::string(origin)) +
+                             " is longer than the limit of " + std::to_string(max_bytes) +
+                             " bytes for this input");
+}
+
 json ParseJson(std::string_view text, std::string_view field, std::string_view origin,
                const JsonLimits& limits) {
   if (text.size() > limits.max_bytes) {
     // The text may be the first max_bytes + 1 bytes of a longer input (a reader stops there).
-    throw InvalidArgument(std::string(field),
-                          (origin.empty() ? std::string("the input") : std::string(origin)) +
-                              " is longer than the limit of " + std::to_string(limits.max_bytes) +
-                              " bytes for this input");
+    throw InputTooLong(field, origin, limits.max_bytes);
   }
   json root;
   StrictSax sax(root, field, origin, limits);

@@ -18,6 +18,8 @@
 #include <string>
 #include <string_view>
 
+#include "rdpkit/accountant/errors.h"
+
 namespace rdpkit {
 
 struct JsonLimits {
@@ -37,6 +39,11 @@ inline constexpr JsonLimits kEventJsonLimits{/*max_depth=*/2 * 64 + 2,
 // ("file \"x.json\"", "standard input"), may be empty.
 [[nodiscard]] nlohmann::json ParseJson(std::string_view text, std::string_view field,
                                        std::string_view origin = {}, const JsonLimits& limits = {});
+
+// ParseJson's refusal of an input longer than max_bytes, for a reader that knows the size of a
+// file before reading it.
+[[nodiscard]] InvalidArgument InputTooLong(std::string_view field, std::string_view origin,
+                                           std::size_t max_bytes);
 
 // Path of a member: JsonPathKey("composed[0]", "gaussian") = "composed[0].gaussian";
 // JsonPathKey("", "gaussian") = "gaussian". Keys that are not plain names are quoted and
