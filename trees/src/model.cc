@@ -12,6 +12,7 @@
 #include <string>
 
 #include "config_keys.h"
+#include "forest_margins.h"
 #include "rdpkit/accountant/errors.h"
 #include "rdpkit/accountant/json_input.h"
 #include "rdpkit/trees/file_output.h"
@@ -220,27 +221,18 @@ double OutputOfMargin(Objective objective, double margin) {
   return margin;
 }
 
-// Rows pass through the trees a block at a time, tree after tree, so that a tree's nodes stay in
-// cache while the block's rows cross it (2000 trees of depth 6 are ~10 MB; row after row would
-// read all of them for every row). Each margin still adds its trees in model order, so the sums
-// are those of PredictMargin / PredictMargins, bit for bit.
-constexpr std::size_t kPredictBlock = 256;
-
-// margins[r·k + c] for rows first..first+count−1 of data (k = 1 or the K classes; tree t adds to
-// class t mod k); `rows` is scratch.
-void BlockMargins(const Model& model, const Dataset& data, std::size_t first, std::size_t count,
-                  std::size_t k, std::vector<double>& rows, double* margins) {
+// margins[r·k + c] for rows first..first+count−1 of data (k = 1 or the K classes); `rows` is
+// scratch.
+void BlockMargins(const internal::ForestMargins& forest, double base_score, const Dataset& data,
+                  std::size_t first, std::size_t count, std::size_t k, std::vector<double>& rows,
+                  double* margins) {
   const std::size_t m = data.n_features();
   rows.resize(count * m);
   for (std::size_t r = 0; r < count; ++r) {
     for (std::size_t f = 0; f < m; ++f) rows[r * m + f] = data.columns[f][first + r];
   }
-  std::fill(margins, margins + count * k, model.base_score);
-  for (std::size_t t = 0; t < model.trees.size(); ++t) {
-    const Tree& tree = model.trees[t];
-    const std::size_t c = t % k;
-    for (std::size_t r = 0; r < count; ++r) margins[r * k + c] += tree.Predict(&rows[r * m]);
-  }
+  std::fill(margins, margins + count * k, base_score);
+  forest.Add(rows.data(), count, k, margins);
 }
 
 }  // namespace
@@ -266,10 +258,12 @@ std::vector<double> Model::PredictProbabilities(const Dataset& data) const {
   const auto k = static_cast<std::size_t>(n_classes);
   std::vector<double> out(data.n_rows() * k);
   std::vector<double> rows;
-  std::vector<double> margins(kPredictBlock * k);
-  for (std::size_t first = 0; first < data.n_rows(); first += kPredictBlock) {
-    const std::size_t count = std::min(kPredictBlock, data.n_rows() - first);
-    BlockMargins(*this, data, first, count, k, rows, margins.data());
+  const internal::ForestMargins forest(*this);
+  constexpr std::size_t kBlock = internal::ForestMargins::kBlock;
+  std::vector<double> margins(kBlock * k);
+  for (std::size_t first = 0; first < data.n_rows(); first += kBlock) {
+    const std::size_t count = std::min(kBlock, data.n_rows() - first);
+    BlockMargins(forest, base_score, data, first, count, k, rows, margins.data());
     for (std::size_t r = 0; r < count; ++r) {
       internal::ClassProbabilities(objective, &margins[r * k], n_classes, &out[(first + r) * k]);
     }
@@ -297,9 +291,11 @@ std::vector<double> Model::Predict(const Dataset& data) const {
   const std::size_t n_rows = data.n_rows();
   std::vector<double> predictions(n_rows);
   std::vector<double> rows;
-  for (std::size_t first = 0; first < n_rows; first += kPredictBlock) {
-    const std::size_t count = std::min(kPredictBlock, n_rows - first);
-    BlockMargins(*this, data, first, count, 1, rows, &predictions[first]);
+  const internal::ForestMargins forest(*this);
+  constexpr std::size_t kBlock = internal::ForestMargins::kBlock;
+  for (std::size_t first = 0; first < n_rows; first += kBlock) {
+    const std::size_t count = std::min(kBlock, n_rows - first);
+    BlockMargins(forest, base_score, data, first, count, 1, rows, &predictions[first]);
     for (std::size_t r = first; r < first + count; ++r) {
       predictions[r] = OutputOfMargin(objective, predictions[r]);
     }
