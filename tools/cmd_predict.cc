@@ -26,8 +26,10 @@ trees::Dataset LoadDataForModel(const trees::Model& model, const std::string& pa
                                  .max = std::numeric_limits<double>::infinity()});
     }
   }
+  const std::string& column =
+      !label.empty() ? label : (!model.label_column.empty() ? model.label_column : "label");
   return trees::LoadCsv(path, schema,
-                        {.label = label, .require_label = with_labels, .read_label = with_labels});
+                        {.label = column, .require_label = with_labels, .read_label = with_labels});
 }
 
 namespace {
@@ -112,7 +114,7 @@ void RegisterPredict(CLI::App& app, Action& action) {
   sub->add_option("--model", args->model, "model file written by rdpkit train")->required();
   sub->add_option("--data", args->data, "CSV with the model's feature columns")->required();
   sub->add_option("--out", args->out, "CSV to write (default: standard output)");
-  sub->add_option("--label", args->label, "label column to ignore (default: label)");
+  sub->add_option("--label", args->label, "label column to ignore (default: the model's, else label)");
   sub->add_flag("--labels", args->labels,
                 "add a \"label\" column: the most probable class (binary: p >= 0.5)");
   sub->callback(

@@ -332,6 +332,9 @@ int TrainOnRanks(const TrainArgs& args, std::ostream& out, TrainRanks& ranks) {
   std::size_t total_clipped = 0;
   for (const auto count : clipped_counts) total_clipped += count;
   model.schema = data.schema;
+  // Recorded when it is not the default, so a default run writes the file it always wrote (and
+  // the Python estimator's, byte for byte).
+  if (args.label != "label") model.label_column = args.label;
   model.Save(args.out);
 
   // The training log: exact data-dependent counts for the operator, covered by no epsilon. It

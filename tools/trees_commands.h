@@ -48,11 +48,11 @@ struct SchemaArgs {
 int RunSchema(const SchemaArgs& args, std::ostream& out);
 
 struct PredictArgs {
-  std::string model;            // model file, required
-  std::string data;             // CSV; a label column, if any, is ignored
-  std::string out;              // CSV to write (atomically); empty: the CSV goes to out
-  std::string label = "label";  // name of the column to ignore
-  bool labels = false;          // --labels: add the predicted class ("label" column)
+  std::string model;    // model file, required
+  std::string data;     // CSV; a label column, if any, is ignored
+  std::string out;      // CSV to write (atomically); empty: the CSV goes to out
+  std::string label;    // column to ignore; empty: the model's label_column, else "label"
+  bool labels = false;  // --labels: add the predicted class ("label" column)
 };
 // CSV "prediction" + one line per row (probability of class 1 for binary) to out or args.out;
 // multiclass: one probability column per class (p0..p{K-1}, or the class names). --labels adds a
@@ -62,8 +62,8 @@ int RunPredict(const PredictArgs& args, std::ostream& out);
 
 struct EvaluateArgs {
   std::string model;
-  std::string data;  // CSV with the label column
-  std::string label = "label";
+  std::string data;   // CSV with the label column
+  std::string label;  // empty: the model's label_column, else "label"
 };
 // {"auc", "accuracy", "log_loss"} (binary), {"rmse", "mae"} (regression) or
 // {"accuracy", "macro_auc", "log_loss"} (multiclass).
@@ -71,7 +71,8 @@ int RunEvaluate(const EvaluateArgs& args, std::ostream& out);
 
 // The data of `predict`/`evaluate`, read with the model's own schema (bounds and codes of its
 // training run); a model without a schema reads its feature_names unbounded. with_labels: the
-// label column is required and validated; otherwise it is optional and skipped unread.
+// label column is required and validated; otherwise it is optional and skipped unread. An empty
+// label names the column the model was trained with (Model::label_column), else "label".
 trees::Dataset LoadDataForModel(const trees::Model& model, const std::string& path,
                                 const std::string& label, bool with_labels);
 

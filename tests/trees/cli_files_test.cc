@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -207,6 +208,33 @@ TEST(BatchRules, AveragingLeavesAreOneBatchOfAllTrees) {
     EXPECT_GT(p, 1e-3);
     EXPECT_LT(p, 1 - 1e-3);
   }
+}
+
+// A model records the label column it was trained with, so predict and evaluate on a file of the
+// training layout need no --label; an explicit --label still wins.
+TEST(InputFiles, PredictAndEvaluateSkipTheLabelColumnTheModelWasTrainedWith) {
+  Files files;
+  std::string csv = ToyCsv();
+  csv.replace(0, csv.find('\n'), "x,z,outcome");
+  const std::string data = files.dir.Write("outcome.csv", csv);
+  TrainArgs args = files.Args();
+  args.data = data;
+  args.label = "outcome";
+  ASSERT_EQ(Train(args), 0);
+  const trees::Model model = trees::Model::Load(files.model);
+  EXPECT_EQ(model.label_column, "outcome");
+
+  std::ostringstream predictions;
+  ASSERT_EQ(RunPredict({.model = files.model, .data = data}, predictions), 0);
+  const std::string text = predictions.str();
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 301);
+  std::ostringstream metrics;
+  ASSERT_EQ(RunEvaluate({.model = files.model, .data = data}, metrics), 0);
+  EXPECT_THAT(metrics.str(), HasSubstr("\"auc\""));
+  // The file of the usual layout names its label "label": the model's column is not there.
+  EXPECT_THAT([&] { RunEvaluate({.model = files.model, .data = files.data}, metrics); },
+              ThrowsMessage<InvalidArgument>(HasSubstr("label column \"outcome\"")));
+  ASSERT_EQ(RunEvaluate({.model = files.model, .data = files.data, .label = "label"}, metrics), 0);
 }
 
 }  // namespace

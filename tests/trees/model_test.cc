@@ -349,6 +349,20 @@ TEST(ModelFile, RejectsAPrivacyBlockTrainDoesNotWrite) {
   }))));
 }
 
+TEST(ModelFile, TheLabelColumnRoundTripsAndMustNameNoFeature) {
+  Model model = SampleModel();
+  EXPECT_FALSE(model.ToJson().contains("label_column"));  // not recorded: not written
+  model.label_column = "outcome";
+  nlohmann::json json = model.ToJson();
+  EXPECT_EQ(Model::FromJson(json).label_column, "outcome");
+  for (const nlohmann::json& bad : {nlohmann::json(""), nlohmann::json(3), nlohmann::json("x1")}) {
+    json["label_column"] = bad;
+    EXPECT_THAT([&] { (void)Model::FromJson(json); },
+                ThrowsMessage<InvalidArgument>(HasSubstr("label_column")))
+        << bad;
+  }
+}
+
 TEST(ModelFile, RejectsBrokenTrees) {
   EXPECT_THAT(LoadError(Mutated([](auto& j) { j["trees"][0]["nodes"][2]["right"] = 9; })),
               HasSubstr("trees[0].nodes[2].right = 9 is outside [1, 4]"));

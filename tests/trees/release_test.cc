@@ -92,6 +92,7 @@ TEST(Release, ModelFileAndStdoutHoldNoDataDependentCounts) {
   // Top level: exactly the released parts.
   std::set<std::string> keys;
   for (const auto& item : model.items()) keys.insert(item.key());
+  // (label_column, the operator's --label, is written only when it is not "label".)
   EXPECT_EQ(keys, (std::set<std::string>{"format", "version", "objective", "base_score",
                                          "feature_names", "trees", "config", "privacy", "schema"}));
   std::set<std::string> privacy_keys;

@@ -325,6 +325,7 @@ nlohmann::json Model::ToJson(bool with_trees) const {
                          {"config", config},
                          {"privacy", privacy}};
   if (!schema.features.empty()) json["schema"] = schema.ToJson();
+  if (!label_column.empty()) json["label_column"] = label_column;
   if (n_classes >= 2) {
     json["n_classes"] = n_classes;
     if (!classes.empty()) json["classes"] = classes;
@@ -349,7 +350,8 @@ Model Model::FromJson(const nlohmann::json& json) {
   // accepted and ignored (never read into the model, never written again).
   static const std::set<std::string> kKeys = {"format", "version",       "objective", "base_score",
                                               "trees",  "feature_names", "config",    "privacy",
-                                              "schema", "report",        "n_classes", "classes"};
+                                              "schema", "report",        "n_classes", "classes",
+                                              "label_column"};
   for (const auto& item : json.items()) {
     if (kKeys.count(item.key()) == 0) throw InvalidArgument(item.key(), "unknown model key");
   }
@@ -405,6 +407,18 @@ Model Model::FromJson(const nlohmann::json& json) {
   model.privacy = Member(json, "privacy", "privacy");
   if (!model.privacy.is_object()) throw InvalidArgument("privacy", "must be a JSON object");
   internal::CheckPrivacyBlock(model.privacy);
+  if (json.contains("label_column")) {
+    const nlohmann::json& label = json["label_column"];
+    if (!label.is_string() || label.get<std::string>().empty()) {
+      throw InvalidArgument("label_column", label.dump(), "a non-empty column name (string)");
+    }
+    model.label_column = label.get<std::string>();
+    if (std::find(model.feature_names.begin(), model.feature_names.end(), model.label_column) !=
+        model.feature_names.end()) {
+      throw InvalidArgument("label_column", model.label_column,
+                            "a name that is not one of feature_names");
+    }
+  }
   if (json.contains("schema")) {
     model.schema = Schema::FromJson(json["schema"]);
     std::vector<std::string> schema_names;
