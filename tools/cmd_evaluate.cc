@@ -59,7 +59,8 @@ void RegisterEvaluate(CLI::App& app, Action& action) {
   CLI::App* sub = app.add_subcommand("evaluate", "metrics of a trained model on labelled data");
   sub->add_option("--model", args->model, "model file written by rdpkit train")->required();
   sub->add_option("--data", args->data, "CSV with the model's features and the label")->required();
-  sub->add_option("--label", args->label, "name of the label column (default: the model's, else label)");
+  sub->add_option("--label", args->label,
+                  "name of the label column (default: the model's, else label)");
   sub->callback(
       [args, &action] { action = [args](std::ostream& out) { return RunEvaluate(*args, out); }; });
 }

@@ -114,7 +114,8 @@ void RegisterPredict(CLI::App& app, Action& action) {
   sub->add_option("--model", args->model, "model file written by rdpkit train")->required();
   sub->add_option("--data", args->data, "CSV with the model's feature columns")->required();
   sub->add_option("--out", args->out, "CSV to write (default: standard output)");
-  sub->add_option("--label", args->label, "label column to ignore (default: the model's, else label)");
+  sub->add_option("--label", args->label,
+                  "label column to ignore (default: the model's, else label)");
   sub->add_flag("--labels", args->labels,
                 "add a \"label\" column: the most probable class (binary: p >= 0.5)");
   sub->callback(

@@ -348,10 +348,9 @@ Model Model::FromJson(const nlohmann::json& json) {
   }
   // "report": files written before the training log left the model file carried one; it is
   // accepted and ignored (never read into the model, never written again).
-  static const std::set<std::string> kKeys = {"format", "version",       "objective", "base_score",
-                                              "trees",  "feature_names", "config",    "privacy",
-                                              "schema", "report",        "n_classes", "classes",
-                                              "label_column"};
+  static const std::set<std::string> kKeys = {
+      "format",  "version", "objective", "base_score", "trees",   "feature_names", "config",
+      "privacy", "schema",  "report",    "n_classes",  "classes", "label_column"};
   for (const auto& item : json.items()) {
     if (kKeys.count(item.key()) == 0) throw InvalidArgument(item.key(), "unknown model key");
   }
