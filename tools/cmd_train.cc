@@ -118,6 +118,17 @@ nlohmann::json ConfigJson(const TrainArgs& args) {
   return config;
 }
 
+// A δ of 1 % or more is a weak guarantee: a mechanism that publishes each row whole with
+// probability δ is (0, δ)-DP (Dwork & Roth 2014, §2.3). The default δ reaches it below 100 rows.
+void DeltaWarning(double delta, std::ostream& err) {
+  if (delta < 0.01) return;
+  err << "rdpkit train: warning: delta = " << delta
+      << " is a weak guarantee: a run that published each training row whole with probability "
+      << delta << " would meet it (the default delta is this large below 100 rows; choose delta "
+      << "knowing this, with --delta)\n"
+      << std::flush;
+}
+
 // Says how regression labels entered training: scaled by the schema's public label bounds (and
 // how many lay outside, a count of the NOT private log), or, without bounds, that residuals are
 // clipped at gradient_clip in label units (docs/trees_training.md, "Regression").
@@ -366,6 +377,7 @@ int TrainOnRanks(const TrainArgs& args, std::ostream& out, TrainRanks& ranks) {
                 << "; set it with --delta or privacy.delta)\n"
                 << std::flush;
     }
+    DeltaWarning(model.privacy.value("delta", 0.0), *args.err);
   }
 
   // stdout: what the model file itself releases, nothing more.

@@ -287,6 +287,17 @@ TEST(TrainCommand, SaysWhichDeltaItChoseAndWhy) {
   args.config = kConfig;  // δ given: nothing to explain
   Train(args);
   EXPECT_THAT(quiet_err.str(), Not(HasSubstr("delta =")));
+  // δ ≥ 1 %, given or the default of fewer than 100 rows: a warning says what it allows.
+  EXPECT_THAT(err.str(), Not(HasSubstr("weak guarantee")));
+  std::ostringstream weak_err;
+  args.err = &weak_err;
+  const std::string rows = ToyCsv();
+  std::size_t end = 0;  // the header and the first 50 rows: the default δ is 0.01
+  for (int line = 0; line < 51; ++line) end = rows.find('\n', end) + 1;
+  args.data = toy.dir.Write("fifty.csv", rows.substr(0, end));
+  args.config = R"({"n_estimators": 2, "max_depth": 2, "privacy": {"epsilon": 1}, "seed": 1})";
+  Train(args);
+  EXPECT_THAT(weak_err.str(), HasSubstr("warning: delta = 0.01 is a weak guarantee"));
 }
 
 // The schema names z's codes ("a", "b", "c"): the same rows written with those names (and the
