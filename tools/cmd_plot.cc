@@ -2,14 +2,18 @@
 // written here as plain text so the program needs no plotting library. The points are
 // accountant::PrivacyCurve, the same as rdpkit.plot_privacy_curve in Python.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "cli.h"
 #include "commands.h"
+#include "progress_lines.h"
 #include "rdpkit/accountant/errors.h"
 #include "rdpkit/accountant/privacy_curve.h"
 #include "rdpkit/trees/file_output.h"
@@ -120,9 +124,20 @@ int RunPlot(const PlotArgs& args, std::ostream& out) {
     throw InvalidArgument("steps", "0", "whole numbers in [1, 2^53]");
   }
   const auto event = accountant::Event::FromJson(ReadEventJson(args.event));
-  const auto curve =
-      accountant::PrivacyCurve(event, args.steps.value_or(0), args.delta, args.points,
-                               ConversionOptionsFrom(args.orders, args.fast, args.accountant));
+  std::optional<ElapsedLines> progress_lines;
+  std::optional<std::ostream> progress;
+  if (args.err != nullptr && !args.quiet) {
+    progress_lines.emplace(*args.err, std::chrono::steady_clock::now());
+    progress.emplace(&*progress_lines);
+  }
+  const auto curve = accountant::PrivacyCurve(
+      event, args.steps.value_or(0), args.delta, args.points,
+      ConversionOptionsFrom(args.orders, args.fast, args.accountant),
+      [&progress](std::size_t done, std::size_t total) {
+        if (progress) *progress << "rdpkit plot: " << done << "/" << total << " points\n";
+      });
+  progress.reset();  // the last progress line goes out before anything else
+  progress_lines.reset();
   for (const auto& point : curve) {
     if (!std::isfinite(point.epsilon.epsilon)) {
       throw InvalidArgument("event", "epsilon is infinite after " + std::to_string(point.steps) +
@@ -163,6 +178,8 @@ void RegisterPlot(CLI::App& app, Action& action) {
   sub->add_option("--orders", args->orders, "comma-separated Renyi orders");
   sub->add_flag("--fast", args->fast, "double precision only (not certified)");
   AddAccountantOption(sub, &args->accountant);
+  sub->add_flag("--quiet", args->quiet, "no progress line on stderr");
+  args->err = &std::cerr;
   sub->callback(
       [args, &action] { action = [args](std::ostream& out) { return RunPlot(*args, out); }; });
 }

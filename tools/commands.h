@@ -66,6 +66,8 @@ struct PlotArgs {
   std::string orders;
   bool fast = false;
   std::string accountant = "best";
+  bool quiet = false;           // --quiet: no progress line
+  std::ostream* err = nullptr;  // progress lines (RegisterPlot: std::cerr)
 };
 int RunPlot(const PlotArgs& args, std::ostream& out);
 

@@ -28,8 +28,10 @@ std::vector<std::uint64_t> CurveSteps(std::uint64_t steps, int points) {
   return out;
 }
 
-std::vector<CurvePoint> PrivacyCurve(const Event& event, std::uint64_t steps, double delta,
-                                     int points, const ConversionOptions& options) {
+std::vector<CurvePoint> PrivacyCurve(
+    const Event& event, std::uint64_t steps, double delta, int points,
+    const ConversionOptions& options,
+    const std::function<void(std::size_t done, std::size_t total)>& on_point) {
   const Event* step = &event;
   if (steps == 0) {
     const auto* composed = event.get_if<SelfComposedEvent>();
@@ -46,8 +48,10 @@ std::vector<CurvePoint> PrivacyCurve(const Event& event, std::uint64_t steps, do
     throw InvalidArgument("steps", std::to_string(steps), "whole numbers in [1, 2^53]");
   }
   std::vector<CurvePoint> curve;
-  for (const std::uint64_t count : CurveSteps(steps, points)) {
+  const std::vector<std::uint64_t> counts = CurveSteps(steps, points);
+  for (const std::uint64_t count : counts) {
     curve.push_back({count, Epsilon(SelfComposedEvent(count, *step), delta, options)});
+    if (on_point) on_point(curve.size(), counts.size());
   }
   return curve;
 }

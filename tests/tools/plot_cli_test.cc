@@ -40,6 +40,25 @@ std::size_t Count(const std::string& text, const std::string& what) {
   return n;
 }
 
+// Long curves show their progress on stderr: at most one line every half second, and always the
+// last (the points done of all); --quiet shows none.
+TEST(PlotCommand, ShowsItsProgressUnlessQuiet) {
+  for (const bool quiet : {false, true}) {
+    std::ostringstream out;
+    std::ostringstream err;
+    PlotArgs args{.event = kStep, .delta = 1e-5, .steps = 1000, .points = 4, .out = TempSvg()};
+    args.quiet = quiet;
+    args.err = &err;
+    ASSERT_EQ(RunPlot(args, out), 0);
+    if (quiet) {
+      EXPECT_EQ(err.str(), "");
+    } else {
+      EXPECT_THAT(err.str(),
+                  ::testing::MatchesRegex("rdpkit plot: 4/4 points \\([0-9.]+ s elapsed\\)\n"));
+    }
+  }
+}
+
 TEST(PlotCommand, WritesAnSvgOfTheEpsilonOfEachComposition) {
   const std::string svg = TempSvg();
   std::ostringstream out;

@@ -4,7 +4,9 @@
 #ifndef RDPKIT_ACCOUNTANT_PRIVACY_CURVE_H_
 #define RDPKIT_ACCOUNTANT_PRIVACY_CURVE_H_
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "rdpkit/accountant/convert.h"
@@ -24,10 +26,12 @@ struct CurvePoint {
 // ε at δ of SelfComposedEvent(count, step) for each count of CurveSteps(steps, points), by
 // Epsilon (so each point is what `rdpkit epsilon` reports for that composition). steps = 0: the
 // event must be a self_composed event, whose inner event is one step and whose count is the
-// number of steps (InvalidArgument "steps" otherwise).
-[[nodiscard]] std::vector<CurvePoint> PrivacyCurve(const Event& event, std::uint64_t steps,
-                                                   double delta, int points,
-                                                   const ConversionOptions& options = {});
+// number of steps (InvalidArgument "steps" otherwise). on_point, if given, is called after each
+// point with the points done and their total (for a progress line).
+[[nodiscard]] std::vector<CurvePoint> PrivacyCurve(
+    const Event& event, std::uint64_t steps, double delta, int points,
+    const ConversionOptions& options = {},
+    const std::function<void(std::size_t done, std::size_t total)>& on_point = {});
 
 }  // namespace rdpkit::accountant
 
