@@ -260,6 +260,9 @@ TEST(LoadCsv, LabelColumnNameIsAnOption) {
               ThrowsMessage<InvalidArgument>(HasSubstr("\"y\" are not in the schema")));
   const Dataset data = ParseCsv("a,b,c,y\n1,0,0,1\n", SmallSchema(), {.label = "y"});
   EXPECT_THAT(data.labels, ElementsAre(1));
+  // A feature of the schema cannot be the label (the header would seem to lack the feature).
+  EXPECT_THAT([] { ParseCsv("a,b,c\n1,0,0\n", SmallSchema(), {.label = "b"}); },
+              ThrowsMessage<InvalidArgument>(HasSubstr("\"b\" is a feature of the schema")));
   // Without a required label (prediction) the label column may be absent ...
   const Dataset unlabelled = ParseCsv("a,b,c\n1,0,0\n", SmallSchema(), {.require_label = false});
   EXPECT_TRUE(unlabelled.labels.empty());

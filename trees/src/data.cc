@@ -345,6 +345,12 @@ HeaderColumns MatchHeader(const std::vector<std::string>& header, const Schema& 
   for (std::size_t f = 0; f < schema.features.size(); ++f) {
     feature_index.emplace(schema.features[f].name, static_cast<int>(f));
   }
+  // A column is a feature or the label, never both (the header would then seem to lack it).
+  if (feature_index.count(options.label) > 0) {
+    throw InvalidArgument("label", "\"" + options.label +
+                                       "\" is a feature of the schema (the label column must be "
+                                       "one the schema does not list; pass --label NAME)");
+  }
   std::vector<ColumnTarget> targets(header.size());
   std::vector<std::string> extra;
   for (std::size_t c = 0; c < header.size(); ++c) {
