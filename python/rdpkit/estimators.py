@@ -60,6 +60,27 @@ _LABEL_BOUNDS_WARNING = (
     "\"label\" bounds); give public label_bounds=(min, max) (docs/trees.md) or set "
     "gradient_clip.")
 
+_FIT_CLIPPED_NOTE = (
+    "These are exact counts of the training data, NOT differentially private: for you, not for "
+    "publication (training_log_ holds them; the model does not).")
+
+_PREDICT_CLIPPED_NOTE = (
+    "The bounds are the model's training bounds (bounds, or those read off the training data): "
+    "its trees see a value beyond them as the nearest bound.")
+
+
+def _warn_clipped(clipped, n_rows, note, stacklevel):
+    """A UserWarning naming the values clipped into the model's bounds ({name: count}, features
+    with none left out; "label" for labels), as `rdpkit train` summarises them on stderr; nothing
+    when none was. NaN is a missing value, never clipped. stacklevel: as warnings.warn's, from
+    the caller of this function."""
+    if not clipped:
+        return
+    parts = ", ".join(f"{name}: {count}" for name, count in clipped.items())
+    warnings.warn(f"values outside the bounds were clipped into them ({parts} of {n_rows} rows). "
+                  + note, UserWarning, stacklevel=stacklevel + 1)
+
+
 # The objectives of each estimator (DESIGN.md §5).
 _OBJECTIVES = {
     "DPGBTClassifier": ("binary:logistic", "multi:softprob", "multi:ovr"),
@@ -264,25 +285,12 @@ class _DPGBTBase(BaseEstimator):
                                     _json.dumps(schema), _json.dumps(config),
                                     bool(classes_from_data))
         self._set_fitted_attributes()
-        self._warn_clipped()
-        return self
-
-    def _warn_clipped(self):
-        """A UserWarning with the values clipped into the bounds, per feature (and labels), as
-        `rdpkit train` summarises them on stderr: exact counts for the operator, not released."""
         log = getattr(self, "training_log_", {})
-        clipped = log.get("clipped") or {}
-        labels = log.get("labels_clipped", 0)
-        if not clipped and not labels:
-            return
-        parts = [f"{name}: {count}" for name, count in clipped.items()]
-        if labels:
-            parts.append(f"label: {labels}")
-        warnings.warn(
-            "values outside the bounds were clipped into them (" + ", ".join(parts) + " of "
-            f"{log.get('n_rows', '?')} rows). These are exact counts of the training data, NOT "
-            "differentially private: for you, not for publication (training_log_ holds them; "
-            "the model does not).", UserWarning, stacklevel=4)
+        clipped = dict(log.get("clipped") or {})
+        if log.get("labels_clipped", 0):
+            clipped["label"] = log["labels_clipped"]
+        _warn_clipped(clipped, log.get("n_rows", "?"), _FIT_CLIPPED_NOTE, stacklevel=3)
+        return self
 
     def _set_fitted_attributes(self):
         privacy = json.loads(self.model_.privacy_json)
@@ -314,10 +322,14 @@ class _DPGBTBase(BaseEstimator):
         return state
 
     def _raw_predict(self, X):
+        """The model's predictions for X, warning (stacklevel: the caller of predict or
+        predict_proba) when values outside the model's bounds were clipped into them."""
         check_is_fitted(self, "model_")
         X = _columns.codes_of_text(X, self._schema_features)
         X = self._validated(X, reset=False)
-        return np.asarray(self.model_.predict(X))
+        predictions, clipped = self.model_.predict(X)
+        _warn_clipped(clipped, X.shape[0], _PREDICT_CLIPPED_NOTE, stacklevel=3)
+        return np.asarray(predictions)
 
     # ------------------------------------------------------------------ model files
     def save_model(self, path):
@@ -421,14 +433,15 @@ class DPGBTClassifier(ClassifierMixin, _DPGBTBase):
 
     def predict_proba(self, X):
         """Class probabilities, columns in the order of classes_."""
-        p = self._raw_predict(X)
-        if p.ndim == 2:
-            return p
-        return np.column_stack([1.0 - p, p])
+        return self._probabilities(self._raw_predict(X))
 
     def predict(self, X):
-        proba = self.predict_proba(X)
+        proba = self._probabilities(self._raw_predict(X))  # a warning names predict's caller
         return self.classes_[np.argmax(proba, axis=1)]
+
+    @staticmethod
+    def _probabilities(p):
+        return p if p.ndim == 2 else np.column_stack([1.0 - p, p])
 
     def _loaded_attributes(self, model):
         # A model file holds class indices (multiclass: n_classes of them; binary: 0 and 1, as in

@@ -145,8 +145,10 @@ trees::Model TrainArrays(const DoubleArray& x, const DoubleArray& y,
 }
 
 // Predictions for X read as `rdpkit predict` reads a CSV: through the model's schema (clipped
-// into its bounds), or as unbounded numbers when the model records none.
-py::array_t<double> PredictArrays(const trees::Model& model, const DoubleArray& x) {
+// into its bounds), or as unbounded numbers when the model records none; and the values clipped
+// per feature name (features with none left out, as the training log's "clipped"), for the
+// estimators' warning.
+py::tuple PredictArrays(const trees::Model& model, const DoubleArray& x) {
   trees::Schema schema = model.schema;
   if (schema.features.empty()) {
     schema.task = trees::TaskOfObjective(model.objective);
@@ -169,7 +171,11 @@ py::array_t<double> PredictArrays(const trees::Model& model, const DoubleArray& 
       multiclass ? py::array_t<double>({n, static_cast<py::ssize_t>(model.n_classes)})
                  : py::array_t<double>(n);
   std::copy(values.begin(), values.end(), out.mutable_data());
-  return out;
+  py::dict clipped;
+  for (std::size_t f = 0; f < data.n_features(); ++f) {
+    if (data.clipped[f] > 0) clipped[py::str(data.feature_names[f])] = data.clipped[f];
+  }
+  return py::make_tuple(out, clipped);
 }
 
 // A text column of X as the values of the feature the JSON object feature_json describes (a

@@ -51,6 +51,60 @@ def test_clipped_values_are_reported_per_feature(data):
     assert f"label: {int(np.sum(np.abs(labels) > 5))}" in message
 
 
+def _clipped_message(record):
+    messages = [str(w.message) for w in record
+                if w.category is UserWarning and "clipped" in str(w.message)]
+    assert len(messages) == 1, messages
+    return messages[0]
+
+
+def test_predict_warns_of_values_clipped_into_the_training_bounds(data, tmp_path):
+    """predict and predict_proba name the values of X clipped into the model's bounds, per
+    feature, as fit does; NaN is missing, not clipped; a model loaded from a file warns too."""
+    X, y = data
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        clf = rdpkit.DPGBTClassifier(bounds=[(-3, 3), (-2, 2), (-20, 20)], n_estimators=2).fit(X, y)
+        reg = rdpkit.DPGBTRegressor(bounds=[(-3, 3), (-2, 2), (-20, 20)], label_bounds=(-5, 5),
+                                    n_estimators=2).fit(X, X[:, 0])
+    test = X[:100] * 4
+    test[:10, 1] = np.nan  # missing: not counted
+    expected = {"x0": int(np.sum(np.abs(test[:, 0]) > 3)),
+                "x1": int(np.sum(np.abs(test[:, 1]) > 2))}  # NaN > 2 is False
+    assert expected["x0"] > 0 and expected["x1"] > 0 and np.all(np.abs(test[:, 2]) <= 20)
+    clf.save_model(tmp_path / "clf.json")
+    loaded = rdpkit.DPGBTClassifier().load_model(tmp_path / "clf.json")
+    for predict in (clf.predict, clf.predict_proba, reg.predict, loaded.predict):
+        with pytest.warns(UserWarning, match="clipped") as record:
+            predict(test)
+        message = _clipped_message(record)
+        assert "x0: {x0}, x1: {x1} of 100 rows".format(**expected) in message, message
+        assert "x2" not in message and "training bounds" in message
+        assert record[0].filename == __file__  # the caller's line (stacklevel)
+    # The same predictions as the clipped values give.
+    clipped = np.clip(test, [-3, -2, -20], [3, 2, 20])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        np.testing.assert_array_equal(clf.predict_proba(test), clf.predict_proba(clipped))
+
+
+def test_predict_within_the_bounds_does_not_warn(data):
+    X, y = data
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        clf = rdpkit.DPGBTClassifier(bounds=(-5, 5), n_estimators=2).fit(X, y)
+        reg = rdpkit.DPGBTRegressor(bounds=(-5, 5), label_bounds=(-5, 5), n_estimators=2).fit(
+            X, X[:, 0])
+    test = np.clip(X[:100], -5, 5)
+    test[0] = [-5, 5, np.nan]  # the bounds themselves are inside; NaN is missing
+    test[1:20, 2] = np.nan
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        clf.predict(test)
+        clf.predict_proba(test)
+        reg.predict(test)
+
+
 def test_ambiguous_bounds_are_refused_with_both_readings(data):
     X, y = data
     with pytest.raises(rdpkit.InvalidArgumentError) as info:
@@ -141,6 +195,49 @@ def test_errors_name_the_parameter_value_and_range(data, params, field, text):
         estimator(**{"bounds": (-5, 5), **params}).fit(X, y)
     assert info.value.field == field and text in str(info.value), str(info.value)
     assert info.value.value and info.value.accepted
+
+
+@pytest.mark.parametrize("params, field, text", [
+    (dict(n_estimators=1e30), "n_estimators",
+     "n_estimators = 1e+30 is outside the integers [1, 100000]"),
+    (dict(n_estimators=2.5), "n_estimators",
+     "n_estimators = 2.5 is outside the integers [1, 100000]"),
+    (dict(n_estimators=float("nan")), "n_estimators", "nan is outside the finite numbers"),
+    (dict(n_estimators=float("inf")), "n_estimators", "inf is outside the finite numbers"),
+    (dict(n_estimators=True), "n_estimators", "true is outside the integers [1, 100000]"),
+    (dict(n_estimators=np.float64(2.5)), "n_estimators", "2.5 is outside the integers [1, 100000]"),
+    (dict(n_estimators="3"), "n_estimators", '"3" is outside the integers [1, 100000]'),
+    (dict(n_estimators=1e6), "n_estimators", "is outside [1, 100000]"),
+    (dict(max_depth=1e10), "max_depth",
+     "max_depth = 10000000000.0 is outside the integers [1, 16]"),
+    (dict(threads=1.5), "threads", "threads = 1.5 is outside the integers [1, 256]"),
+    (dict(batch_size=1.5), "batch_size", "the integers [1, n_estimators]"),
+    (dict(split_candidates={"method": "uniform", "count": 7.5}), "split_candidates.count",
+     "split_candidates.count = 7.5 is outside the integers [2, 65534]"),
+    (dict(config={"max_depth": 2.5}), "max_depth", "the integers [1, 16]"),
+    (dict(n_estimators=2**70, max_depth=2.5), "max_depth", "the integers [1, 16]"),
+])
+def test_integer_keys_refuse_non_integers_naming_their_range(data, params, field, text):
+    """An integer key given a float (not a whole number, or one beyond its range), a bool or text
+    is refused before training, with the key's range (the library's message, as the CLI gives)."""
+    X, y = data
+    with pytest.raises(rdpkit.InvalidArgumentError) as info:
+        rdpkit.DPGBTClassifier(bounds=(-5, 5), **params).fit(X, y)
+    assert info.value.field == field and text in str(info.value), str(info.value)
+    assert info.value.value and info.value.accepted
+
+
+def test_whole_number_floats_of_integer_keys_are_taken_within_their_range(data):
+    """As the library reads 100.0 as 100: the same model as the ints give."""
+    X, y = data
+    settings = dict(bounds=(-5, 5), random_state=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ints = rdpkit.DPGBTClassifier(n_estimators=3, max_depth=2, threads=1, **settings)
+        floats = rdpkit.DPGBTClassifier(n_estimators=3.0, max_depth=np.float64(2.0),
+                                        threads=1.0, **settings)
+        assert floats.fit(X, y).model_json() == ints.fit(X, y).model_json()
+    assert floats.n_estimators_ == 3
 
 
 def test_a_text_column_not_declared_categorical_is_named(data):

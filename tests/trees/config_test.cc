@@ -340,12 +340,29 @@ TEST(TrainerConfig, ToJsonOfTheDefaultsIsStable) {
 
 // With several errors the first reported is the same as before the declaration table: type
 // errors while reading, then the keys in declaration order (an unknown enum spelling at its key).
+// An integer key given anything but an integer in the int range names its own range; 2^64 − 1 is
+// not read as −1 (it once wrapped through long long).
+TEST(TrainerConfig, AnIntegerKeyGivenAnotherValueNamesItsRange) {
+  for (const json& value : {json(2.5), json(1e30), json(true), json("3"),
+                            json(std::uint64_t{18446744073709551615u}), json(4294967296LL)}) {
+    json j = Minimal();
+    j["max_depth"] = value;
+    EXPECT_THAT([&] { TrainerConfig::FromJson(j); },
+                ThrowsMessage<InvalidArgument>(
+                    HasSubstr("max_depth = " + value.dump() + " is outside the integers [1, 16]")));
+  }
+  json j = Minimal();
+  j["max_depth"] = 3.0;  // a whole number written as a float is that integer
+  EXPECT_EQ(TrainerConfig::FromJson(j).max_depth, 3);
+}
+
 TEST(TrainerConfig, FirstOfSeveralErrors) {
   json j = Minimal();
   j["split_method"] = "greedy";
   j["threads"] = "x";
   EXPECT_THAT([&] { TrainerConfig::FromJson(j); },
-              ThrowsMessage<InvalidArgument>(HasSubstr("threads: must be an integer")));
+              ThrowsMessage<InvalidArgument>(
+                  HasSubstr("threads = \"x\" is outside the integers [1, 256]")));
   j["threads"] = 1;
   j["n_estimators"] = 0;
   EXPECT_THAT([&] { TrainerConfig::FromJson(j); },

@@ -65,6 +65,11 @@ double GetNumber(const json& j, const std::string& path) {
 }
 
 int GetInt(const json& j, const std::string& path) {
+  // An unsigned value above the long long range would wrap (2^64 − 1 read as −1).
+  if (j.is_number_unsigned() &&
+      j.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<int>::max())) {
+    throw InvalidArgument(path, j.dump(), "the int range");
+  }
   if (j.is_number_integer() || j.is_number_unsigned()) {
     const auto value = j.get<long long>();
     if (value < std::numeric_limits<int>::min() || value > std::numeric_limits<int>::max()) {
@@ -198,9 +203,9 @@ class Reader {
     const auto [top, sub] = SplitPath(path);
     if (top != top_) return;
     const json& value = root_.at(std::string(top));
-    if (sub.empty()) return ReadMember(value, std::string(path), member);
+    if (sub.empty()) return ReadMember(value, std::string(path), member, spec);
     const auto it = value.find(std::string(sub));
-    if (it != value.end()) return ReadMember(*it, std::string(path), member);
+    if (it != value.end()) return ReadMember(*it, std::string(path), member, spec);
     if (spec.required) throw InvalidArgument(std::string(path), "missing");
   }
   template <class G, class Body>
@@ -217,9 +222,19 @@ class Reader {
 
  private:
   template <class T>
-  void ReadMember(const json& j, const std::string& path, T& member) {
+  void ReadMember(const json& j, const std::string& path, T& member, const KeySpec& spec) {
     if constexpr (std::is_enum_v<T>) {
       ReadEnum(j, path, member, unknown_);
+    } else if constexpr (std::is_same_v<T, int>) {
+      try {
+        Read(j, path, member);
+      } catch (const InvalidArgument&) {
+        // Not an int (2.5, 1e30, true, "3") or beyond the int range: the key's own range.
+        const std::string range = spec.accepted != nullptr ? spec.accepted
+                                  : spec.range           ? spec.range->Text()
+                                                         : "the int range";
+        throw InvalidArgument(path, j.dump(), "the integers " + range);
+      }
     } else {
       Read(j, path, member);
     }
