@@ -169,7 +169,7 @@ nlohmann::json AccountingFields(accountant::Accountant accountant, double order,
     return {{"accountant", accountant::AccountantName(accountant)}};
   }
   return {{"accountant", accountant::AccountantName(accountant)},
-          {"order", order},
+          {"order", JsonNumber(order)},  // "inf": the pure-DP bound (convert.h)
           {"conversion", accountant::ConversionName(conversion)}};
 }
 

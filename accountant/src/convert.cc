@@ -12,6 +12,7 @@
 #include "certify.h"
 #include "conversion_impl.h"
 #include "curves_impl.h"
+#include "pure_dp.h"
 #include "rdpkit/accountant/analytic_gaussian.h"
 #include "rdpkit/accountant/curves.h"
 #include "rdpkit/accountant/errors.h"
@@ -281,6 +282,15 @@ EpsilonResult RdpEpsilon(const Event& event, double delta, const ConversionOptio
   }
   // A negative bound means (0, δ)-DP as well; report 0, never a negative ε.
   result.epsilon = std::max(0.0, result.epsilon);
+  // Order ∞: the curve there is the pure ε, and either conversion gives ε = ρ(∞) at any δ.
+  if (options.orders.empty()) {
+    const double pure = internal::PureEpsilonUpper(event);
+    if (pure < result.epsilon) {
+      result.epsilon = pure;
+      result.order = kInf;
+      result.conversion = Conversion::kMironov;
+    }
+  }
   return result;
 }
 
@@ -310,6 +320,12 @@ DeltaResult RdpDelta(const Event& event, double epsilon, const ConversionOptions
   const double delta =
       options.certified ? ExpRoundedUp(log_delta) : std::nextafter(std::exp(log_delta), kInf);
   result.delta = std::min(1.0, delta);
+  // Order ∞: an event that is ε₀-DP with ε₀ ≤ ε is (ε, 0)-DP.
+  if (options.orders.empty() && result.delta > 0 && internal::PureEpsilonUpper(event) <= epsilon) {
+    result.delta = 0;
+    result.order = kInf;
+    result.conversion = Conversion::kMironov;
+  }
   return result;
 }
 

@@ -12,6 +12,9 @@
 // The optimiser scans an order grid in double precision and refines the best order with a
 // one-dimensional search; the certified path then re-evaluates the bound at the chosen order with
 // outward rounding, so the reported ε is a guaranteed upper bound (any order gives a valid bound).
+// Without given orders the search also has order ∞, where the curve of an event made only of
+// pure-DP mechanisms is its pure ε and either conversion gives ε = ρ(∞) at every δ; `order` is
+// then +inf (docs/math/pure_dp_order.md).
 #ifndef RDPKIT_ACCOUNTANT_CONVERT_H_
 #define RDPKIT_ACCOUNTANT_CONVERT_H_
 
