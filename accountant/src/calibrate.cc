@@ -9,6 +9,7 @@
 
 #include "calibrate_internal.h"
 #include "pld_internal.h"
+#include "pure_dp.h"
 #include "rdpkit/accountant/analytic_gaussian.h"
 #include "rdpkit/accountant/errors.h"
 #include "rdpkit/accountant/pld.h"
@@ -50,23 +51,6 @@ constexpr int kMaxBisections = 400;
 // An open lower end at 0 is searched down to this value (a sampling probability, ε or ρ of
 // 1e-300 spends nothing measurable; anything smaller changes no ε).
 constexpr double kSmallestProbe = 1e-300;
-
-// True when the event holds an exponential (bounded-range) mechanism: the one pair that
-// dominates every ε-BR mechanism composes less tightly than RDP's supremum over the family
-// (docs/math/pld.md §3b), so RDP may be the smaller there.
-bool HasBoundedRange(const Event& event) {
-  if (event.get_if<ExponentialEvent>()) return true;
-  if (const auto* sampled = event.get_if<PoissonSampledEvent>()) {
-    return HasBoundedRange(sampled->event());
-  }
-  if (const auto* self = event.get_if<SelfComposedEvent>()) return HasBoundedRange(self->event());
-  if (const auto* composed = event.get_if<ComposedEvent>()) {
-    for (const Event& part : composed->events()) {
-      if (HasBoundedRange(part)) return true;
-    }
-  }
-  return false;
-}
 
 class Solver {
  public:
@@ -121,6 +105,13 @@ class Solver {
           have_safe_ = false;
           found = SolveWithProbes(kRelativeTolerance, Start());
         }
+      } else if (!found && asked == Accountant::kBest &&
+                 std::isfinite(internal::PureEpsilonUpper(probe))) {
+        // No PLD probe met the target, which for a pure-DP event may be PLD's resolution rather
+        // than the target (a pure ε far below PLD's grid, which order ∞ gives): RDP probes again.
+        options_.accountant = Accountant::kRdp;
+        have_safe_ = false;
+        found = SolveWithProbes(kRelativeTolerance, Start());
       }
       if (options_.accountant == Accountant::kPld && found) {
         // The reported grid: PLD's certified options on a bracket around the probes' answer.
@@ -166,7 +157,7 @@ class Solver {
   // bounded-range mechanism RDP may compose more tightly.
   static constexpr double kSmallDelta = 1e-9;
   bool RdpMayBeTighter(const Event& event) const {
-    return delta_ < kSmallDelta || HasBoundedRange(event);
+    return delta_ < kSmallDelta || internal::HasBoundedRange(event);
   }
 
   // A probed value and its ε.

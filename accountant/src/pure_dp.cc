@@ -130,4 +130,18 @@ double PureEpsilonUpper(const Event& event) {
   return out;
 }
 
+bool HasBoundedRange(const Event& event) {
+  if (event.get_if<ExponentialEvent>()) return true;
+  if (const auto* sampled = event.get_if<PoissonSampledEvent>()) {
+    return HasBoundedRange(sampled->event());
+  }
+  if (const auto* self = event.get_if<SelfComposedEvent>()) return HasBoundedRange(self->event());
+  if (const auto* composed = event.get_if<ComposedEvent>()) {
+    for (const Event& part : composed->events()) {
+      if (HasBoundedRange(part)) return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace rdpkit::accountant::internal

@@ -126,7 +126,7 @@ TEST(PureDpOrder, NeverReportsLessThanTheExactLaplaceEpsilon) {
   }
 }
 
-TEST(PureDpOrder, CalibratesACountToTheExactComposition) {
+TEST(PureDpOrder, CalibratesToThePureBound) {
   const JsonCalibrationResult solved = CalibrateJson(
       nlohmann::json::parse(
           R"({"self_composed": {"count": "?", "event": {"laplace": {"noise_multiplier": 10}}}})"),
@@ -134,6 +134,14 @@ TEST(PureDpOrder, CalibratesACountToTheExactComposition) {
   EXPECT_EQ(solved.result.value, 10);
   EXPECT_EQ(solved.result.epsilon, 1.0);
   EXPECT_EQ(solved.result.order, kInf);
+  // A rate far below PLD's resolution: no PLD probe meets ε = 1e-9, order ∞ solves it, at
+  // q ≤ 1e-9/(e^100 − 1) = 3.72e-53 (was the end of the domain, 1e-300).
+  const JsonCalibrationResult rate = CalibrateJson(
+      nlohmann::json::parse(
+          R"({"poisson_sampled": {"sampling_probability": "?", "event": {"pure_dp": {"epsilon": 100}}}})"),
+      1e-9, 1e-300);
+  EXPECT_LE(rate.result.epsilon, 1e-9);
+  EXPECT_NEAR(rate.result.value, 1e-9 / std::expm1(100.0), 1e-7 * 3.72e-53);
 }
 
 }  // namespace
