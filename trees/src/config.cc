@@ -231,8 +231,8 @@ class Reader {
       } catch (const InvalidArgument&) {
         // Not an int (2.5, 1e30, true, "3") or beyond the int range: the key's own range.
         const std::string range = spec.accepted != nullptr ? spec.accepted
-                                  : spec.range           ? spec.range->Text()
-                                                         : "the int range";
+                                  : spec.range             ? spec.range->Text()
+                                                           : "the int range";
         throw InvalidArgument(path, j.dump(), "the integers " + range);
       }
     } else {
