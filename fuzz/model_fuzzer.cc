@@ -57,8 +57,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
 
     if (model.feature_names.size() <= 256) {
-      const std::vector<double> predictions = model.Predict(TinyDataset(model));
+      const Dataset tiny = TinyDataset(model);
+      const std::vector<double> predictions = model.Predict(tiny);
       if (predictions.size() != std::size(kRowValues)) rdpkit::fuzz::Fail("one prediction per row");
+      // The block kernel (forest_margins.cc) against the one-row walk, bit for bit.
+      for (std::size_t row = 0; model.n_classes < 2 && row < predictions.size(); ++row) {
+        const double walked = model.PredictRow(tiny.Row(row).data());
+        const bool same =
+            predictions[row] == walked || (std::isnan(predictions[row]) && std::isnan(walked));
+        if (!same) rdpkit::fuzz::Fail("Predict differs from PredictRow", std::to_string(row));
+      }
     }
   });
   return 0;
