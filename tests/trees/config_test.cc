@@ -352,6 +352,12 @@ TEST(TrainerConfig, AnIntegerKeyGivenAnotherValueNamesItsRange) {
                     HasSubstr("max_depth = " + value.dump() + " is outside the integers [1, 16]")));
   }
   json j = Minimal();
+  // A key whose range the docs state in words: those words, without the Markdown quotes.
+  j["feature_interaction"] = {{"method", "cyclical"}, {"k", 2.5}};
+  EXPECT_THAT([&] { TrainerConfig::FromJson(j); },
+              ThrowsMessage<InvalidArgument>(HasSubstr(
+                  "k = 2.5 is outside the integers (0 with all; [1, m] with cyclical, random)")));
+  j = Minimal();
   j["max_depth"] = 3.0;  // a whole number written as a float is that integer
   EXPECT_EQ(TrainerConfig::FromJson(j).max_depth, 3);
 }

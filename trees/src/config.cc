@@ -229,10 +229,14 @@ class Reader {
       try {
         Read(j, path, member);
       } catch (const InvalidArgument&) {
-        // Not an int (2.5, 1e30, true, "3") or beyond the int range: the key's own range.
-        const std::string range = spec.accepted != nullptr ? spec.accepted
-                                  : spec.range             ? spec.range->Text()
-                                                           : "the int range";
+        // Not an int (2.5, 1e30, true, "3") or beyond the int range: the key's own range (its
+        // docs text without the Markdown quotes, in parentheses unless it is an interval).
+        std::string range = spec.range ? spec.range->Text() : "the int range";
+        if (spec.accepted != nullptr) {
+          range = spec.accepted;
+          range.erase(std::remove(range.begin(), range.end(), '`'), range.end());
+          if (range.front() != '[' && range.front() != '(') range = "(" + range + ")";
+        }
         throw InvalidArgument(path, j.dump(), "the integers " + range);
       }
     } else {
