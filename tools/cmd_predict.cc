@@ -49,6 +49,14 @@ std::string CsvField(const std::string& text) {
   return out + "\"";
 }
 
+// The --labels cell of class `index`: its name when the model knows the names (a multiclass
+// model's classes, or a binary schema's two), as a CSV field; the index otherwise.
+std::string LabelCell(const trees::Model& model, std::size_t index) {
+  const std::vector<std::string>& names =
+      !model.classes.empty() ? model.classes : model.schema.classes;
+  return index < names.size() ? CsvField(names[index]) : std::to_string(index);
+}
+
 std::string MulticlassCsv(const trees::Model& model, const trees::Dataset& data, bool labels) {
   const auto k = static_cast<std::size_t>(model.n_classes);
   const std::vector<double> p = model.PredictProbabilities(data);
@@ -66,7 +74,7 @@ std::string MulticlassCsv(const trees::Model& model, const trees::Dataset& data,
       AppendNumber(csv, p[r * k + c]);
       if (p[r * k + c] > p[r * k + best]) best = c;
     }
-    if (labels) csv += "," + std::to_string(best);
+    if (labels) csv += "," + LabelCell(model, best);
     csv += '\n';
   }
   return csv;
@@ -95,7 +103,7 @@ int RunPredict(const PredictArgs& args, std::ostream& out) {
     csv.reserve(csv.size() + predictions.size() * 24);
     for (const double value : predictions) {
       AppendNumber(csv, value);
-      if (args.labels) csv += value >= 0.5 ? ",1" : ",0";
+      if (args.labels) csv += "," + LabelCell(model, value >= 0.5 ? 1 : 0);
       csv += '\n';
     }
   }

@@ -71,18 +71,25 @@ TEST(MulticlassCommands, PredictWritesOneColumnPerClassAndLabelsTheArgmax) {
   for (std::size_t r = 0; std::getline(lines, row); ++r) {
     ASSERT_LT(r, data.n_rows());
     double a, b, c;
-    int label;
     char comma;
+    std::string label;
     std::istringstream fields(row);
-    fields >> a >> comma >> b >> comma >> c >> comma >> label;
+    fields >> a >> comma >> b >> comma >> c >> comma;
+    std::getline(fields, label);
     EXPECT_EQ(a, p[3 * r]);  // shortest round-trip text
     EXPECT_EQ(c, p[3 * r + 2]);
-    EXPECT_EQ(label, labels[r]);
+    // The class's name, quoted where it holds a comma.
+    const char* names[] = {"low", "\"mid, or so\"", "high"};
+    EXPECT_EQ(label, names[static_cast<int>(labels[r])]);
   }
   bands.Train(kUnnamed);
   std::ostringstream plain;
   EXPECT_EQ(RunPredict({.model = bands.model, .data = bands.data}, plain), 0);
   EXPECT_THAT(plain.str(), StartsWith("p0,p1,p2\n"));
+  // Without names, --labels gives the class index.
+  std::ostringstream indices;
+  EXPECT_EQ(RunPredict({.model = bands.model, .data = bands.data, .labels = true}, indices), 0);
+  EXPECT_THAT(indices.str(), ::testing::MatchesRegex("p0,p1,p2,label\n([^\n]*,[012]\n)+"));
 }
 
 TEST(MulticlassCommands, EvaluateReportsTheLibraryMetrics) {

@@ -326,6 +326,17 @@ TEST(TrainCommand, NamesInTheDataTrainTheModelOfTheirCodes) {
   ASSERT_EQ(RunPredict({.model = toy.model, .data = toy.data}, by_codes), 0);
   ASSERT_EQ(RunPredict({.model = toy.model, .data = args.data}, by_names), 0);
   EXPECT_EQ(by_names.str(), by_codes.str());
+  // --labels names the class as the schema does (1 iff p ≥ 0.5: "yes").
+  std::ostringstream labelled;
+  ASSERT_EQ(RunPredict({.model = toy.model, .data = args.data, .labels = true}, labelled), 0);
+  std::istringstream lines(labelled.str());
+  std::string line;
+  std::getline(lines, line);
+  EXPECT_EQ(line, "prediction,label");
+  while (std::getline(lines, line)) {
+    const double p = std::stod(line.substr(0, line.find(',')));
+    EXPECT_EQ(line.substr(line.find(',') + 1), p >= 0.5 ? "yes" : "no") << line;
+  }
 }
 
 TEST(SchemaCommand, DraftsPlaceholdersOrMarkedDataBounds) {
