@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 
@@ -90,14 +91,18 @@ std::string ReadDocumentText(const std::string& path, const std::string& field,
   }
   char buffer[1 << 16];
   std::size_t got = 0;
-  while (text.size() <= max_bytes &&
-         (got = std::fread(buffer, 1, sizeof(buffer), file.get())) > 0) {
+  while ((got = std::fread(buffer, 1, sizeof(buffer), file.get())) > 0) {
+    // Refused before more than the limit is held; a pipe or device of unknown length grows its
+    // capacity by doubling up to the limit (appending past it held ~2 GiB under a 1 GiB limit).
+    if (got > max_bytes - text.size()) throw too_long();
+    if (text.size() + got > text.capacity()) {
+      text.reserve(std::min(std::max(2 * text.capacity(), text.size() + got), max_bytes));
+    }
     text.append(buffer, got);
   }
   if (std::ferror(file.get()) != 0) {
     throw InvalidArgument(field, "cannot read file " + Quoted(path));
   }
-  if (text.size() > max_bytes) throw too_long();
   return text;
 }
 
