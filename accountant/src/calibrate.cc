@@ -438,8 +438,12 @@ class Solver {
   }
 
   std::string Domain() const {
-    return (problem_.lower_inclusive ? "[" : "(") + FormatNumber(problem_.lower) + ", " +
-           FormatNumber(problem_.upper) + "]";
+    // Appended piece by piece: GCC 12 warns falsely (-Wrestrict) on "(" + std::string inlined.
+    std::string text = problem_.lower_inclusive ? "[" : "(";
+    text += FormatNumber(problem_.lower);
+    text += ", ";
+    text += FormatNumber(problem_.upper);
+    return text + "]";
   }
 
   double Start() const {
@@ -572,19 +576,13 @@ class Solver {
 
 }  // namespace
 
-CalibrationResult Calibrate(const CalibrationProblem& problem, double epsilon, double delta,
-                            const ConversionOptions& options) {
-  Require(std::isfinite(epsilon) && epsilon > 0, "epsilon", epsilon, "(0, inf)");
-  Require(delta > 0 && delta < 1, "delta", delta, "(0, 1)");
-  options.Validate();
-  if (!problem.make_event) throw InvalidArgument("make_event", "must be set");
-  if (!(problem.upper > problem.lower)) {
-    throw InvalidArgument("upper", FormatNumber(problem.upper),
-                          "(lower, inf] with lower = " + FormatNumber(problem.lower));
-  }
+namespace internal {
+CalibrationResult SolveCalibration(const CalibrationProblem& problem, double epsilon, double delta,
+                                   const ConversionOptions& options) {
   // The PLD probes on this thread reuse one composition storage; freed when the solve ends.
   const internal::ScratchHold hold_scratch;
   return Solver(problem, epsilon, delta, options).Solve();
 }
+}  // namespace internal
 
 }  // namespace rdpkit::accountant

@@ -5,6 +5,7 @@
 
 #include <optional>
 
+#include "rdpkit/accountant/calibrate.h"
 #include "rdpkit/accountant/errors.h"
 #include "rdpkit/accountant/event.h"
 
@@ -15,6 +16,11 @@ class UnreachableTarget : public NumericalError {
  public:
   using NumericalError::NumericalError;
 };
+
+// The solver alone (calibrate.cc), on validated arguments: Calibrate (calibrate_json.cc) adds the
+// checks of its arguments and, under best, RDP's cross-check of a loose PLD answer.
+CalibrationResult SolveCalibration(const CalibrationProblem& problem, double epsilon, double delta,
+                                   const ConversionOptions& options);
 
 // The estimated drop of log ε from the calibration probes' grid (kPldProbeOptions), where its ε
 // is probe_epsilon, to the reported grid of 2^log2_points points, for `event` at δ

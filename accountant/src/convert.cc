@@ -406,7 +406,8 @@ Result SmallestOfAccountants(const Event& event, const ConversionOptions& option
   }
   if (options.accountant == Accountant::kPld) return pld;
   const Result rdp = rdp_later.get();
-  return pld.*value <= rdp.*value ? pld : rdp;
+  // A tie goes to RDP: it is where PLD was capped at the pure ε, which RDP's order ∞ explains.
+  return pld.*value < rdp.*value ? pld : rdp;
 }
 
 }  // namespace
@@ -440,7 +441,11 @@ EpsilonResult Epsilon(const Event& event, double delta, const ConversionOptions&
   return SmallestOfAccountants<EpsilonResult>(
       event, options, delta, &EpsilonResult::epsilon,
       [&](double mu) { return AnalyticGaussianEpsilon(mu, delta); },
-      [&](const PldOptions& pld) { return PldEpsilon(event, delta, pld); },
+      // The privacy loss never exceeds the event's pure ε (its PLD's support ends there), however
+      // the grid discretises it (docs/math/pure_dp_order.md).
+      [&](const PldOptions& pld) {
+        return std::min(PldEpsilon(event, delta, pld), internal::PureEpsilonUpper(event));
+      },
       [&] { return RdpEpsilon(event, delta, options); });
 }
 
@@ -450,7 +455,9 @@ DeltaResult Delta(const Event& event, double epsilon, const ConversionOptions& o
   return SmallestOfAccountants<DeltaResult>(
       event, options, epsilon, &DeltaResult::delta,
       [&](double mu) { return AnalyticGaussianDelta(mu, epsilon); },
-      [&](const PldOptions& pld) { return PldDelta(event, epsilon, pld); },
+      [&](const PldOptions& pld) {
+        return internal::PureEpsilonUpper(event) <= epsilon ? 0.0 : PldDelta(event, epsilon, pld);
+      },
       [&] { return RdpDelta(event, epsilon, options); });
 }
 
