@@ -72,12 +72,14 @@ nlohmann::json ConfigJson(const TrainArgs& args) {
 
 // A δ of 1 % or more is a weak guarantee: a mechanism that publishes each row whole with
 // probability δ is (0, δ)-DP (Dwork & Roth 2014, §2.3). The default δ reaches it below 100 rows.
-void DeltaWarning(double delta, std::ostream& err) {
+void DeltaWarning(double delta, bool defaulted, std::ostream& err) {
   if (delta < 0.01) return;
   err << "rdpkit train: warning: delta = " << delta
       << " is a weak guarantee: a run that published each training row whole with probability "
-      << delta << " would meet it (the default delta is this large below 100 rows; choose delta "
-      << "knowing this, with --delta)\n"
+      << delta << " would meet it"
+      << (defaulted ? " (the default delta is this large below 100 rows; choose delta knowing "
+                      "this, with --delta)\n"
+                    : "\n")
       << std::flush;
 }
 
@@ -323,13 +325,15 @@ int TrainOnRanks(const TrainArgs& args, std::ostream& out, TrainRanks& ranks) {
     if (trees::TaskOfObjective(config.objective) == trees::Task::kRegression) {
       RegressionLabelNote(schema, config, log, *args.err);
     }
-    if (log.value("delta_source", "") != "config" && log.contains("delta_source")) {
+    const bool delta_defaulted =
+        log.value("delta_source", "") != "config" && log.contains("delta_source");
+    if (delta_defaulted) {
       *args.err << "rdpkit train: delta = " << model.privacy.value("delta", 0.0) << " ("
                 << log["delta_source"].get<std::string>()
                 << "; set it with --delta or privacy.delta)\n"
                 << std::flush;
     }
-    DeltaWarning(model.privacy.value("delta", 0.0), *args.err);
+    DeltaWarning(model.privacy.value("delta", 0.0), delta_defaulted, *args.err);
   }
 
   // stdout: what the model file itself releases, nothing more.

@@ -298,6 +298,14 @@ TEST(TrainCommand, SaysWhichDeltaItChoseAndWhy) {
   args.config = R"({"n_estimators": 2, "max_depth": 2, "privacy": {"epsilon": 1}, "seed": 1})";
   Train(args);
   EXPECT_THAT(weak_err.str(), HasSubstr("warning: delta = 0.01 is a weak guarantee"));
+  EXPECT_THAT(weak_err.str(), HasSubstr("the default delta is this large"));
+  // A δ the user gave is warned about without blaming the default.
+  std::ostringstream given_err;
+  args.err = &given_err;
+  args.delta = 0.015;
+  Train(args);
+  EXPECT_THAT(given_err.str(), HasSubstr("warning: delta = 0.015 is a weak guarantee"));
+  EXPECT_THAT(given_err.str(), Not(HasSubstr("default")));
 }
 
 // The schema names z's codes ("a", "b", "c"): the same rows written with those names (and the

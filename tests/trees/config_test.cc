@@ -358,6 +358,13 @@ TEST(TrainerConfig, AnIntegerKeyGivenAnotherValueNamesItsRange) {
               ThrowsMessage<InvalidArgument>(HasSubstr(
                   "k = 2.5 is outside the integers (0 with all; [1, m] with cyclical, random)")));
   j = Minimal();
+  j["seed"] = 1e3;  // the seed too, up to 2^53, as --seed 6e4 on the command line
+  EXPECT_EQ(TrainerConfig::FromJson(j).seed, 1000u);
+  j["seed"] = -1;
+  EXPECT_THAT(
+      [&] { TrainerConfig::FromJson(j); },
+      ThrowsMessage<InvalidArgument>(HasSubstr("seed = -1 is outside the integers [0, 2^64 - 1]")));
+  j = Minimal();
   j["max_depth"] = 3.0;  // a whole number written as a float is that integer
   EXPECT_EQ(TrainerConfig::FromJson(j).max_depth, 3);
 }

@@ -355,12 +355,17 @@ TEST(ModelFile, TheLabelColumnRoundTripsAndMustNameNoFeature) {
   model.label_column = "outcome";
   nlohmann::json json = model.ToJson();
   EXPECT_EQ(Model::FromJson(json).label_column, "outcome");
-  for (const nlohmann::json& bad : {nlohmann::json(""), nlohmann::json(3), nlohmann::json("x1")}) {
+  for (const nlohmann::json& bad :
+       {nlohmann::json(""), nlohmann::json(3), nlohmann::json("x1"), nlohmann::json("a\nb"),
+        nlohmann::json(std::string("a\0b", 3))}) {
     json["label_column"] = bad;
     EXPECT_THAT([&] { (void)Model::FromJson(json); },
                 ThrowsMessage<InvalidArgument>(HasSubstr("label_column")))
         << bad;
   }
+  json["label_column"] = "x1";
+  EXPECT_THAT([&] { (void)Model::FromJson(json); },
+              ThrowsMessage<InvalidArgument>(HasSubstr("\"x1\" is also a feature name")));
 }
 
 TEST(ModelFile, RejectsBrokenTrees) {

@@ -113,10 +113,20 @@ void Read(const json& j, const std::string& path, std::optional<double>& out) {
 }
 void Read(const json& j, const std::string& path, std::optional<std::uint64_t>& out) {
   if (j.is_null()) return;
-  if (!j.is_number_unsigned() && !(j.is_number_integer() && j.get<long long>() >= 0)) {
-    throw InvalidArgument(path, "must be a non-negative integer, got " + j.dump());
+  if (j.is_number_unsigned() || (j.is_number_integer() && j.get<long long>() >= 0)) {
+    out = j.get<std::uint64_t>();
+    return;
   }
-  out = j.get<std::uint64_t>();
+  // A whole number written as a float (1e3), up to 2^53 where doubles hold every integer, as
+  // the command line's --seed 6e4 is.
+  if (j.is_number_float()) {
+    const double value = j.get<double>();
+    if (value >= 0 && value <= 9007199254740992.0 && std::floor(value) == value) {
+      out = static_cast<std::uint64_t>(value);
+      return;
+    }
+  }
+  throw InvalidArgument(path, j.dump(), "the integers [0, 2^64 - 1] (up to 2^53 as 1e3)");
 }
 void Read(const json& j, const std::string& path, std::vector<double>& out) {
   if (j.is_null()) return;

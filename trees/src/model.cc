@@ -408,14 +408,18 @@ Model Model::FromJson(const nlohmann::json& json) {
   internal::CheckPrivacyBlock(model.privacy);
   if (json.contains("label_column")) {
     const nlohmann::json& label = json["label_column"];
-    if (!label.is_string() || label.get<std::string>().empty()) {
-      throw InvalidArgument("label_column", label.dump(), "a non-empty column name (string)");
+    // A CSV header cell: not empty, no line break or NUL (rdpkit reads one row per line).
+    if (!label.is_string() || label.get<std::string>().empty() ||
+        label.get<std::string>().find_first_of(std::string("\r\n\0", 3)) != std::string::npos) {
+      throw InvalidArgument("label_column", label.dump(),
+                            "the names of a CSV column (a non-empty string without line breaks)");
     }
     model.label_column = label.get<std::string>();
     if (std::find(model.feature_names.begin(), model.feature_names.end(), model.label_column) !=
         model.feature_names.end()) {
-      throw InvalidArgument("label_column", model.label_column,
-                            "a name that is not one of feature_names");
+      throw InvalidArgument("label_column", label.dump() +
+                                                " is also a feature name (the label column must "
+                                                "be one that is not a feature)");
     }
   }
   if (json.contains("schema")) {
