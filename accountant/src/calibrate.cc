@@ -105,13 +105,6 @@ class Solver {
           have_safe_ = false;
           found = SolveWithProbes(kRelativeTolerance, Start());
         }
-      } else if (!found && asked == Accountant::kBest &&
-                 std::isfinite(internal::PureEpsilonUpper(probe))) {
-        // No PLD probe met the target, which for a pure-DP event may be PLD's resolution rather
-        // than the target (a pure ε far below PLD's grid, which order ∞ gives): RDP probes again.
-        options_.accountant = Accountant::kRdp;
-        have_safe_ = false;
-        found = SolveWithProbes(kRelativeTolerance, Start());
       }
       if (options_.accountant == Accountant::kPld && found) {
         // The reported grid: PLD's certified options on a bracket around the probes' answer.
