@@ -64,16 +64,20 @@ double GetNumber(const json& j, const std::string& path) {
   throw InvalidArgument(path, "must be a number, got " + j.dump());
 }
 
-int GetInt(const json& j, const std::string& path) {
+// The int a JSON value holds: an integer in the int range, or a whole number written as a float
+// (3.0); nullopt for anything else (2.5, 1e30, true, "3"), which the reader refuses naming the
+// key's own range.
+std::optional<int> IntOf(const json& j) {
   // An unsigned value above the long long range would wrap (2^64 − 1 read as −1).
-  if (j.is_number_unsigned() &&
-      j.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<int>::max())) {
-    throw InvalidArgument(path, j.dump(), "the int range");
+  if (j.is_number_unsigned()) {
+    const auto value = j.get<std::uint64_t>();
+    if (value > static_cast<std::uint64_t>(std::numeric_limits<int>::max())) return std::nullopt;
+    return static_cast<int>(value);
   }
-  if (j.is_number_integer() || j.is_number_unsigned()) {
+  if (j.is_number_integer()) {
     const auto value = j.get<long long>();
     if (value < std::numeric_limits<int>::min() || value > std::numeric_limits<int>::max()) {
-      throw InvalidArgument(path, j.dump(), "the int range");
+      return std::nullopt;
     }
     return static_cast<int>(value);
   }
@@ -81,7 +85,7 @@ int GetInt(const json& j, const std::string& path) {
     const double value = j.get<double>();
     if (std::floor(value) == value && std::fabs(value) < 2e9) return static_cast<int>(value);
   }
-  throw InvalidArgument(path, "must be an integer, got " + j.dump());
+  return std::nullopt;
 }
 
 std::string GetString(const json& j, const std::string& path) {
@@ -90,7 +94,6 @@ std::string GetString(const json& j, const std::string& path) {
 }
 
 // JSON value → member, one overload per member type of the declaration.
-void Read(const json& j, const std::string& path, int& out) { out = GetInt(j, path); }
 void Read(const json& j, const std::string& path, double& out) { out = GetNumber(j, path); }
 void Read(const json& j, const std::string& path, bool& out) {
   if (!j.is_boolean()) throw InvalidArgument(path, "must be true or false, got " + j.dump());
@@ -236,11 +239,10 @@ class Reader {
     if constexpr (std::is_enum_v<T>) {
       ReadEnum(j, path, member, unknown_);
     } else if constexpr (std::is_same_v<T, int>) {
-      try {
-        Read(j, path, member);
-      } catch (const InvalidArgument&) {
-        // Not an int (2.5, 1e30, true, "3") or beyond the int range: the key's own range (its
-        // docs text without the Markdown quotes, in parentheses unless it is an interval).
+      const std::optional<int> value = IntOf(j);
+      if (!value) {
+        // The key's own range: its docs text without the Markdown quotes, in parentheses unless
+        // it is an interval.
         std::string range = spec.range ? spec.range->Text() : "the int range";
         if (spec.accepted != nullptr) {
           range = spec.accepted;
@@ -249,6 +251,7 @@ class Reader {
         }
         throw InvalidArgument(path, j.dump(), "the integers " + range);
       }
+      member = *value;
     } else {
       Read(j, path, member);
     }
