@@ -124,20 +124,17 @@ int RunPlot(const PlotArgs& args, std::ostream& out) {
     throw InvalidArgument("steps", "0", "whole numbers in [1, 2^53]");
   }
   const auto event = accountant::Event::FromJson(ReadEventJson(args.event));
-  std::optional<ElapsedLines> progress_lines;
-  std::optional<std::ostream> progress;
+  std::optional<ProgressStream> progress;
   if (args.err != nullptr && !args.quiet) {
-    progress_lines.emplace(*args.err, std::chrono::steady_clock::now());
-    progress.emplace(&*progress_lines);
+    progress.emplace(*args.err, std::chrono::steady_clock::now());
   }
   const auto curve = accountant::PrivacyCurve(
       event, args.steps.value_or(0), args.delta, args.points,
       ConversionOptionsFrom(args.orders, args.fast, args.accountant),
       [&progress](std::size_t done, std::size_t total) {
-        if (progress) *progress << "rdpkit plot: " << done << "/" << total << " points\n";
+        if (progress) progress->stream() << "rdpkit plot: " << done << "/" << total << " points\n";
       });
-  progress.reset();  // the last progress line goes out before anything else
-  progress_lines.reset();
+  progress.reset();  // writes the last progress line before anything else
   for (const auto& point : curve) {
     if (!std::isfinite(point.epsilon.epsilon)) {
       throw InvalidArgument("event", "epsilon is infinite after " + std::to_string(point.steps) +

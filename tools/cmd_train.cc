@@ -278,18 +278,13 @@ int TrainOnRanks(const TrainArgs& args, std::ostream& out, TrainRanks& ranks) {
     *args.err << kSeedWarning << std::flush;
   }
 
-  std::optional<ElapsedLines> progress_lines;
-  std::optional<std::ostream> progress;
-  if (args.err != nullptr && !args.quiet && ranks.rank() == 0) {
-    progress_lines.emplace(*args.err, start);
-    progress.emplace(&*progress_lines);
-  }
+  std::optional<ProgressStream> progress;
+  if (args.err != nullptr && !args.quiet && ranks.rank() == 0) progress.emplace(*args.err, start);
   trees::Model model = trees::Train(data, config,
                                     {.progress = progress.has_value(),
-                                     .progress_stream = progress ? &*progress : nullptr,
+                                     .progress_stream = progress ? &progress->stream() : nullptr,
                                      .communicator = ranks.communicator()});
-  progress.reset();  // flushes the last progress line before anything else goes to stderr
-  progress_lines.reset();
+  progress.reset();  // writes the last progress line before anything else goes to stderr
   const RowCounts counts = CountOverRanks(data, ranks, model.training_log);
   const std::size_t rows = counts.rows;
   const std::vector<std::size_t>& clipped_counts = counts.clipped;

@@ -57,6 +57,21 @@ class ElapsedLines : public std::streambuf {
   std::string held_;                             // the latest complete line not yet shown
 };
 
+// The stream a command writes its progress lines to, over ElapsedLines. Held in a std::optional
+// (empty: --quiet); resetting it writes the last line, before anything else goes to the sink.
+class ProgressStream {
+ public:
+  ProgressStream(std::ostream& sink, std::chrono::steady_clock::time_point start)
+      : lines_(sink, start), stream_(&lines_) {}
+  ProgressStream(const ProgressStream&) = delete;
+  ProgressStream& operator=(const ProgressStream&) = delete;
+  std::ostream& stream() { return stream_; }
+
+ private:
+  ElapsedLines lines_;  // declared first: destroyed after the stream that writes to it
+  std::ostream stream_;
+};
+
 }  // namespace rdpkit::tools
 
 #endif  // RDPKIT_TOOLS_PROGRESS_LINES_H_
