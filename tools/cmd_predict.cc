@@ -27,7 +27,9 @@ trees::Dataset LoadDataForModel(const trees::Model& model, const std::string& pa
     }
   }
   const std::string& column =
-      !label.empty() ? label : (!model.label_column.empty() ? model.label_column : "label");
+      !label.empty()
+          ? label
+          : (!model.label_column.empty() ? model.label_column : trees::kDefaultLabelColumn);
   return trees::LoadCsv(path, schema,
                         {.label = column, .require_label = with_labels, .read_label = with_labels});
 }

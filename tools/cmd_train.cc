@@ -294,7 +294,7 @@ int TrainOnRanks(const TrainArgs& args, std::ostream& out, TrainRanks& ranks) {
   model.schema = data.schema;
   // Recorded when it is not the default, so a default run writes the file it always wrote (and
   // the Python estimator's, byte for byte).
-  if (args.label != "label") model.label_column = args.label;
+  if (args.label != trees::kDefaultLabelColumn) model.label_column = args.label;
   model.Save(args.out);
 
   // The training log: exact data-dependent counts for the operator, covered by no epsilon. It

@@ -19,13 +19,13 @@ struct TrainArgs {
   std::string config;  // trainer config: file path, "-" for stdin, or inline {...};
                        // empty: the defaults
   // Common settings as flags; each overrides its key in the config.
-  std::optional<double> epsilon;              // privacy.epsilon
-  std::optional<double> delta;                // privacy.delta
-  std::string objective;                      // objective (default: from the schema's task)
-  std::optional<std::uint64_t> n_estimators;  // n_estimators
-  std::optional<std::uint64_t> seed;          // seed
-  std::string out;                            // model file to write (atomically), required
-  std::string label = "label";                // name of the label column
+  std::optional<double> epsilon;                   // privacy.epsilon
+  std::optional<double> delta;                     // privacy.delta
+  std::string objective;                           // objective (default: from the schema's task)
+  std::optional<std::uint64_t> n_estimators;       // n_estimators
+  std::optional<std::uint64_t> seed;               // seed
+  std::string out;                                 // model file to write (atomically), required
+  std::string label = trees::kDefaultLabelColumn;  // name of the label column
   std::string report;              // training log file (exact counts, not private); empty: none
   bool bounds_from_data = false;   // take feature bounds from the data (leaks privacy; warns)
   bool quiet = false;              // no progress line
@@ -38,8 +38,8 @@ int RunTrain(const TrainArgs& args, std::ostream& out);
 
 // rdpkit schema: a draft schema for a CSV (docs/cli.md "schema").
 struct SchemaArgs {
-  std::string data;                // CSV with a header row, required
-  std::string label = "label";     // name of the label column
+  std::string data;                                // CSV with a header row, required
+  std::string label = trees::kDefaultLabelColumn;  // name of the label column
   std::string task;                // "binary" or "regression"; empty: from the labels
   bool bounds_from_data = false;   // write the data's bounds (LEAKS PRIVACY; marked in the file)
   std::string out;                 // write the draft here (pretty); empty: stdout
@@ -51,7 +51,7 @@ struct PredictArgs {
   std::string model;    // model file, required
   std::string data;     // CSV; a label column, if any, is ignored
   std::string out;      // CSV to write (atomically); empty: the CSV goes to out
-  std::string label;    // column to ignore; empty: the model's label_column, else "label"
+  std::string label;    // column to ignore; empty: the model's label_column, else the default
   bool labels = false;  // --labels: add the predicted class ("label" column)
 };
 // CSV "prediction" + one line per row (probability of class 1 for binary) to out or args.out;
@@ -63,7 +63,7 @@ int RunPredict(const PredictArgs& args, std::ostream& out);
 struct EvaluateArgs {
   std::string model;
   std::string data;   // CSV with the label column
-  std::string label;  // empty: the model's label_column, else "label"
+  std::string label;  // empty: the model's label_column, else the default
 };
 // {"auc", "accuracy", "log_loss"} (binary), {"rmse", "mae"} (regression) or
 // {"accuracy", "macro_auc", "log_loss"} (multiclass).

@@ -106,10 +106,13 @@ struct Dataset {
   std::size_t total_clipped() const;
 };
 
+// The label column's name when none is given (--label, LoadOptions, a model without label_column).
+inline constexpr const char* kDefaultLabelColumn = "label";
+
 struct LoadOptions {
-  std::string label = "label";  // name of the label column
-  bool require_label = true;    // false: a missing label column is allowed (labels stay empty)
-  bool read_label = true;       // false: a label column, if present, is skipped unread (predict)
+  std::string label = kDefaultLabelColumn;  // name of the label column
+  bool require_label = true;  // false: a missing label column is allowed (labels stay empty)
+  bool read_label = true;     // false: a label column, if present, is skipped unread (predict)
 };
 
 // Reads a CSV with a header row. Columns are matched to the schema by name (any order); the label

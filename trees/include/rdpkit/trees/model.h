@@ -69,7 +69,7 @@ struct Model {
   // back by Load. DESIGN.md §6, docs/trees.md "What the model file releases".
   nlohmann::json training_log = nlohmann::json::object();
   // The name of the training data's label column (rdpkit train --label), so that predict and
-  // evaluate skip or read it without being told again. Empty: not recorded ("label" is assumed).
+  // evaluate skip or read it without being told again. Empty: not recorded (kDefaultLabelColumn).
   // Public: the operator chose it, as they chose the feature names.
   std::string label_column;
   // The schema the model was trained with (bounds, categorical codes), so `predict` reads new data
