@@ -59,8 +59,10 @@ each method, the target (best of S-BDT and Maddock + 0.01 AUC; for regression S-
 whether auto meets it; then whole-process seconds of `rdpkit train` (median over the runs).
 """
 import argparse
+import atexit
 import json
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -239,6 +241,7 @@ def metric_of(task):
 def run(args):
     done = recorded_keys(args.out, ("dataset", "method", "epsilon", "split"))
     scratch = tempfile.mkdtemp(prefix="rdpkit_auto_")
+    atexit.register(shutil.rmtree, scratch, ignore_errors=True)  # nothing left in /tmp
     peers = {name: args.sbdt for name in SBDT_GRID}
     peers["maddock"] = args.maddock
     for split in range(args.splits):

@@ -13,8 +13,10 @@ so it does not move when the auto rule changes. --summarize prints each candidat
 cell and its mean regret (gap to the cell's best candidate: AUC/accuracy points, or % RMSE).
 """
 import argparse
+import atexit
 import json
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -228,6 +230,7 @@ def main():
     args = ap.parse_args()
     done = recorded_keys(args.out, ("dataset", "config", "epsilon", "split"))
     scratch = tempfile.mkdtemp(prefix="rdpkit_auto_grid_")
+    atexit.register(shutil.rmtree, scratch, ignore_errors=True)  # nothing left in /tmp
     for split in range(args.splits):
         for name in args.sets.split(","):
             _, schema_path, task, train, test, n_train = prepare_split(args.datasets, name, split,

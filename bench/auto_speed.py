@@ -15,9 +15,11 @@ and the wrapper, ~0.3 s, and its in-process training time is recorded beside). T
 gives, per data set, ε and method, the median wall and user CPU seconds and the largest RSS.
 """
 import argparse
+import atexit
 import json
 import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -104,6 +106,7 @@ def main():
     ap.add_argument("--out", default="auto_speed.jsonl")
     args = ap.parse_args()
     scratch = tempfile.mkdtemp(prefix="rdpkit_speed_")
+    atexit.register(shutil.rmtree, scratch, ignore_errors=True)  # nothing left in /tmp
     for name in args.sets.split(","):
         with open(os.path.join(args.datasets, f"{name}.json")) as f:
             schema = json.load(f)

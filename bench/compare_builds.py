@@ -21,10 +21,12 @@ it shows that both builds planned the same event), and (2) `rdpkit epsilon --eve
 privacy.accountant; the mismatches, if any, are listed after the table.
 """
 import argparse
+import atexit
 import csv
 import json
 import os
 import random
+import shutil
 import statistics
 import subprocess
 import sys
@@ -111,6 +113,7 @@ def main():
     args = parser.parse_args()
     base = json.loads(args.config)
     scratch = tempfile.mkdtemp(prefix="rdpkit_compare_")
+    atexit.register(shutil.rmtree, scratch, ignore_errors=True)  # nothing left in /tmp
     check = args.accountant_check
     print("| dataset | ε | σ old | σ new | σ change |" + (" σ RDP | accountant |" if check else "")
           + " AUC old | AUC new | ΔAUC |")

@@ -17,8 +17,10 @@ the mean regret (gap to the cell's best) of each config, then per (task, n bucke
 with the smallest mean regret over the group's data sets.
 """
 import argparse
+import atexit
 import json
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -152,6 +154,7 @@ def main():
             r = json.loads(line)
             done.add((r["dataset"], r["config"], r["epsilon"], r["split"]))
     scratch = tempfile.mkdtemp(prefix="rdpkit_grid_")
+    atexit.register(shutil.rmtree, scratch, ignore_errors=True)  # nothing left in /tmp
     for split in range(args.splits):
         for name in args.sets.split(","):
             schema_path = os.path.join(args.datasets, f"{name}.json")

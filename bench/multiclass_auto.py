@@ -13,8 +13,10 @@ Every candidate but "auto" is written in full over "defaults": "static", so it d
 the rule changes; "auto" is the rule of the binary run.
 """
 import argparse
+import atexit
 import json
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -86,6 +88,7 @@ def main():
     ap.add_argument("--out", default="multiclass_auto_runs.jsonl")
     args = ap.parse_args()
     scratch = tempfile.mkdtemp(prefix="rdpkit_multiclass_auto_")
+    atexit.register(shutil.rmtree, scratch, ignore_errors=True)  # nothing left in /tmp
     header, rows, schema = load(args.datasets, "diamonds_cut")
     schema["name"] = "diamonds_cut"
     write_csv(os.path.join(scratch, "diamonds_cut.csv"), header, rows)

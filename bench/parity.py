@@ -27,11 +27,13 @@ record per run to --out (appended, so an interrupted run can be resumed with the
 --summarize prints the tables of docs/parity.md, with S-BDT's true ε from `rdpkit epsilon`.
 """
 import argparse
+import atexit
 import copy
 import json
 import os
 import random
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -229,6 +231,7 @@ def maddock_worker(job):
     w/IH", their best published setting: depth 4, 32 bins, η 0.3, λ 1, β 2; δ = 1/n by their
     code). Features as given (their uniform grid spans each feature's training range)."""
     shim = tempfile.mkdtemp(prefix="autodp_stand_in_")
+    atexit.register(shutil.rmtree, shim, ignore_errors=True)  # nothing left in /tmp
     autodp_stand_in(shim)
     sys.path[:0] = [job["peer"], shim]
     import numpy as np
@@ -403,6 +406,7 @@ def main():
                 r = json.loads(line)
                 done.add((r["dataset"], r["method"], r["epsilon"], r["split"], r["trees"]))
     scratch = tempfile.mkdtemp(prefix="rdpkit_parity_")
+    atexit.register(shutil.rmtree, scratch, ignore_errors=True)  # nothing left in /tmp
     peers = {"sbdt": args.sbdt, "sbdt-node": args.sbdt, "sbdt-matched": args.sbdt_matched,
              "maddock": args.maddock}
     data = {}

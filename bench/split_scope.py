@@ -12,10 +12,12 @@ test AUC per data set and ε (± the standard deviation over the splits for the 
 """
 import argparse
 import concurrent.futures
+import atexit
 import csv
 import json
 import os
 import random
+import shutil
 import statistics
 import sys
 import tempfile
@@ -56,6 +58,7 @@ def main():
     args = parser.parse_args()
     variants = args.variants.split(",")
     scratch = tempfile.mkdtemp(prefix="rdpkit_split_scope_")
+    atexit.register(shutil.rmtree, scratch, ignore_errors=True)  # nothing left in /tmp
     print("| dataset | ε | " + " | ".join(variants) + " |")
     print("| --- | --- |" + " ---: |" * len(variants))
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:

@@ -162,6 +162,7 @@ TEST(Process, EventFromFileAndStdin) {
   const ProcessResult from_stdin = RunProcess("epsilon --event - --delta 1e-6 <" + path);
   EXPECT_EQ(from_stdin.status, 0) << from_stdin.err;
   EXPECT_EQ(from_file.out, from_stdin.out);
+  std::remove(path.c_str());
 }
 
 struct BadInput {

@@ -57,6 +57,7 @@ TEST(PlotCommand, ShowsItsProgressUnlessQuiet) {
                   ::testing::MatchesRegex("rdpkit plot: 4/4 points \\([0-9.]+ s elapsed\\)\n"));
     }
   }
+  std::remove(TempSvg().c_str());
 }
 
 TEST(PlotCommand, WritesAnSvgOfTheEpsilonOfEachComposition) {
