@@ -2,6 +2,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "cli.h"
 #include "rdpkit/accountant/errors.h"
@@ -30,26 +31,31 @@ int RunEvaluate(const EvaluateArgs& args, std::ostream& out) {
   if (args.model.empty()) throw InvalidArgument("model", "missing (--model model.json)");
   if (args.data.empty()) throw InvalidArgument("data", "missing (--data test.csv)");
   const trees::Model model = trees::Model::Load(args.model);
-  const trees::Dataset data = LoadDataForModel(model, args.data, args.label, true);
-  if (trees::TaskOfObjective(model.objective) == trees::Task::kMulticlass) {
-    const std::vector<double> p = model.PredictProbabilities(data);
+  const trees::Task task = trees::TaskOfObjective(model.objective);
+  // Only the predictions (or class probabilities) and labels are kept, not the rows.
+  std::vector<double> predictions;
+  std::vector<double> labels;
+  ReadDataForModel(model, args.data, args.label, true, [&](trees::Dataset&& part) {
+    const std::vector<double> p =
+        task == trees::Task::kMulticlass ? model.PredictProbabilities(part) : model.Predict(part);
+    predictions.insert(predictions.end(), p.begin(), p.end());
+    labels.insert(labels.end(), part.labels.begin(), part.labels.end());
+  });
+  if (task == trees::Task::kMulticlass) {
     const int k = model.n_classes;
     nlohmann::json metrics = {
-        {"accuracy", JsonNumber(trees::MulticlassAccuracy(p, k, data.labels))},
-        {"log_loss", JsonNumber(trees::MulticlassLogLoss(p, k, data.labels))}};
-    AddAuc(metrics, "macro_auc", [&] { return trees::MacroAuc(p, k, data.labels); });
+        {"accuracy", JsonNumber(trees::MulticlassAccuracy(predictions, k, labels))},
+        {"log_loss", JsonNumber(trees::MulticlassLogLoss(predictions, k, labels))}};
+    AddAuc(metrics, "macro_auc", [&] { return trees::MacroAuc(predictions, k, labels); });
     WriteJson(out, metrics);
-    return 0;
-  }
-  const std::vector<double> predictions = model.Predict(data);
-  if (trees::TaskOfObjective(model.objective) == trees::Task::kBinary) {
-    nlohmann::json metrics = {{"accuracy", JsonNumber(trees::Accuracy(predictions, data.labels))},
-                              {"log_loss", JsonNumber(trees::LogLoss(predictions, data.labels))}};
-    AddAuc(metrics, "auc", [&] { return trees::Auc(predictions, data.labels); });
+  } else if (task == trees::Task::kBinary) {
+    nlohmann::json metrics = {{"accuracy", JsonNumber(trees::Accuracy(predictions, labels))},
+                              {"log_loss", JsonNumber(trees::LogLoss(predictions, labels))}};
+    AddAuc(metrics, "auc", [&] { return trees::Auc(predictions, labels); });
     WriteJson(out, metrics);
   } else {
-    WriteJson(out, {{"rmse", JsonNumber(trees::Rmse(predictions, data.labels))},
-                    {"mae", JsonNumber(trees::Mae(predictions, data.labels))}});
+    WriteJson(out, {{"rmse", JsonNumber(trees::Rmse(predictions, labels))},
+                    {"mae", JsonNumber(trees::Mae(predictions, labels))}});
   }
   return 0;
 }

@@ -2,6 +2,7 @@
 #include <charconv>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include "cli.h"
@@ -13,8 +14,8 @@
 
 namespace rdpkit::tools {
 
-trees::Dataset LoadDataForModel(const trees::Model& model, const std::string& path,
-                                const std::string& label, bool with_labels) {
+void ReadDataForModel(const trees::Model& model, const std::string& path, const std::string& label,
+                      bool with_labels, const std::function<void(trees::Dataset&& part)>& on_part) {
   trees::Schema schema = model.schema;
   if (schema.features.empty()) {
     // No recorded schema: read the model's features as plain, unbounded numbers.
@@ -30,8 +31,9 @@ trees::Dataset LoadDataForModel(const trees::Model& model, const std::string& pa
       !label.empty()
           ? label
           : (!model.label_column.empty() ? model.label_column : trees::kDefaultLabelColumn);
-  return trees::LoadCsv(path, schema,
-                        {.label = column, .require_label = with_labels, .read_label = with_labels});
+  trees::LoadCsvParts(path, schema,
+                      {.label = column, .require_label = with_labels, .read_label = with_labels},
+                      on_part);
 }
 
 namespace {
@@ -59,17 +61,36 @@ std::string LabelCell(const trees::Model& model, std::size_t index) {
   return index < names.size() ? CsvField(names[index]) : std::to_string(index);
 }
 
-std::string MulticlassCsv(const trees::Model& model, const trees::Dataset& data, bool labels) {
-  const auto k = static_cast<std::size_t>(model.n_classes);
-  const std::vector<double> p = model.PredictProbabilities(data);
-  std::string csv;
-  for (std::size_t c = 0; c < k; ++c) {
-    if (c > 0) csv += ',';
-    csv += model.classes.empty() ? "p" + std::to_string(c) : CsvField(model.classes[c]);
+// The header line of the predictions CSV.
+std::string HeaderLine(const trees::Model& model, bool labels) {
+  if (trees::TaskOfObjective(model.objective) != trees::Task::kMulticlass) {
+    return labels ? "prediction,label\n" : "prediction\n";
   }
-  csv += labels ? ",label\n" : "\n";
+  std::string line;
+  for (std::size_t c = 0; c < static_cast<std::size_t>(model.n_classes); ++c) {
+    if (c > 0) line += ',';
+    line += model.classes.empty() ? "p" + std::to_string(c) : CsvField(model.classes[c]);
+  }
+  return line + (labels ? ",label\n" : "\n");
+}
+
+// The CSV lines of the predictions of one part of the data, appended to csv.
+void AppendPredictionLines(const trees::Model& model, const trees::Dataset& part, bool labels,
+                           std::string& csv) {
+  if (trees::TaskOfObjective(model.objective) != trees::Task::kMulticlass) {
+    const std::vector<double> predictions = model.Predict(part);
+    csv.reserve(csv.size() + predictions.size() * 24);
+    for (const double value : predictions) {
+      AppendNumber(csv, value);
+      if (labels) csv += "," + LabelCell(model, value >= 0.5 ? 1 : 0);
+      csv += '\n';
+    }
+    return;
+  }
+  const auto k = static_cast<std::size_t>(model.n_classes);
+  const std::vector<double> p = model.PredictProbabilities(part);
   csv.reserve(csv.size() + p.size() * 24);
-  for (std::size_t r = 0; r < data.n_rows(); ++r) {
+  for (std::size_t r = 0; r < part.n_rows(); ++r) {
     std::size_t best = 0;
     for (std::size_t c = 0; c < k; ++c) {
       if (c > 0) csv += ',';
@@ -79,7 +100,6 @@ std::string MulticlassCsv(const trees::Model& model, const trees::Dataset& data,
     if (labels) csv += "," + LabelCell(model, best);
     csv += '\n';
   }
-  return csv;
 }
 
 }  // namespace
@@ -91,29 +111,30 @@ int RunPredict(const PredictArgs& args, std::ostream& out) {
     trees::CheckOutputPath(args.out, "out", {{args.model, "model"}, {args.data, "data"}});
   }
   const trees::Model model = trees::Model::Load(args.model);
-  const trees::Dataset data = LoadDataForModel(model, args.data, args.label, false);
-  const trees::Task task = trees::TaskOfObjective(model.objective);
-  if (args.labels && task == trees::Task::kRegression) {
+  if (args.labels && trees::TaskOfObjective(model.objective) == trees::Task::kRegression) {
     throw InvalidArgument("labels", "given for a regression model (binary and multiclass only)");
   }
-  std::string csv;
-  if (task == trees::Task::kMulticlass) {
-    csv = MulticlassCsv(model, data, args.labels);
-  } else {
-    const std::vector<double> predictions = model.Predict(data);
-    csv = args.labels ? "prediction,label\n" : "prediction\n";
-    csv.reserve(csv.size() + predictions.size() * 24);
-    for (const double value : predictions) {
-      AppendNumber(csv, value);
-      if (args.labels) csv += "," + LabelCell(model, value >= 0.5 ? 1 : 0);
-      csv += '\n';
+  // --out: each part's lines go to the temporary file as they are made (bounded memory), which
+  // appears whole only once every row was read. Standard output gets the whole CSV at the end,
+  // so that a refused row leaves nothing on it.
+  std::optional<trees::AtomicFileWriter> file;
+  if (!args.out.empty()) file.emplace(args.out, "out");
+  std::string csv = HeaderLine(model, args.labels);
+  std::size_t rows = 0;
+  ReadDataForModel(model, args.data, args.label, false, [&](trees::Dataset&& part) {
+    AppendPredictionLines(model, part, args.labels, csv);
+    rows += part.n_rows();
+    if (file) {
+      file->Write(csv);
+      csv.clear();
     }
-  }
-  if (args.out.empty()) {
+  });
+  if (!file) {
     out << csv;
   } else {
-    trees::WriteFileAtomically(args.out, csv, "out");
-    WriteJson(out, {{"rows", data.n_rows()}, {"out", args.out}});
+    file->Write(csv);
+    file->Commit();
+    WriteJson(out, {{"rows", rows}, {"out", args.out}});
   }
   return 0;
 }

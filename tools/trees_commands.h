@@ -3,6 +3,7 @@
 #define RDPKIT_TOOLS_TREES_COMMANDS_H_
 
 #include <cstdint>
+#include <functional>
 #include <iostream>
 #include <optional>
 #include <ostream>
@@ -70,11 +71,12 @@ struct EvaluateArgs {
 int RunEvaluate(const EvaluateArgs& args, std::ostream& out);
 
 // The data of `predict`/`evaluate`, read with the model's own schema (bounds and codes of its
-// training run); a model without a schema reads its feature_names unbounded. with_labels: the
+// training run) in parts of whole rows (trees::LoadCsvParts), so that files of any length take
+// bounded memory; a model without a schema reads its feature_names unbounded. with_labels: the
 // label column is required and validated; otherwise it is optional and skipped unread. An empty
-// label names the column the model was trained with (Model::label_column), else "label".
-trees::Dataset LoadDataForModel(const trees::Model& model, const std::string& path,
-                                const std::string& label, bool with_labels);
+// label names the column the model was trained with (Model::label_column), else the default.
+void ReadDataForModel(const trees::Model& model, const std::string& path, const std::string& label,
+                      bool with_labels, const std::function<void(trees::Dataset&& part)>& on_part);
 
 }  // namespace rdpkit::tools
 

@@ -19,6 +19,7 @@
 #include "rdpkit/accountant/errors.h"
 #include "rdpkit/trees/config.h"
 #include "rdpkit/trees/data.h"
+#include "rdpkit/trees/metrics.h"
 #include "rdpkit/trees/model.h"
 #include "text_file.h"
 #include "trees_commands.h"
@@ -235,6 +236,71 @@ TEST(InputFiles, PredictAndEvaluateSkipTheLabelColumnTheModelWasTrainedWith) {
   EXPECT_THAT([&] { RunEvaluate({.model = files.model, .data = files.data}, metrics); },
               ThrowsMessage<InvalidArgument>(HasSubstr("label column \"outcome\"")));
   ASSERT_EQ(RunEvaluate({.model = files.model, .data = files.data, .label = "label"}, metrics), 0);
+}
+
+// A test file larger than one block of the CSV reader (16 MiB): predict and evaluate read it in
+// parts, and give what the whole file read at once gives.
+std::string LargeCsv(bool bad_last_row) {
+  std::string csv = "x,z,label\n";
+  const std::size_t rows = 1'500'000;
+  csv.reserve(rows * 14);
+  for (std::size_t i = 0; i < rows; ++i) {
+    csv += std::to_string(static_cast<double>(i % 1000) / 1000.0) + "," + std::to_string(i % 3) +
+           "," + (i % 7 < 3 ? "1" : "0") + "\n";
+  }
+  EXPECT_GT(csv.size(), std::size_t{16} << 20);
+  if (bad_last_row) csv += "0.5,7,1\n";  // 7 is not a code of z
+  return csv;
+}
+
+TEST(InputFiles, PredictAndEvaluateReadALargeFileInPartsAsAWhole) {
+  Files files;
+  ASSERT_EQ(Train(files.Args()), 0);
+  const trees::Model model = trees::Model::Load(files.model);
+  const std::string data = files.dir.Write("large.csv", LargeCsv(false));
+  const trees::Dataset whole = trees::LoadCsv(data, model.schema);
+  const std::vector<double> expected = model.Predict(whole);
+
+  std::ostringstream out;
+  ASSERT_EQ(RunPredict({.model = files.model, .data = data, .out = files.dir.File("p.csv")}, out),
+            0);
+  EXPECT_EQ(nlohmann::json::parse(out.str())["rows"], expected.size());
+  std::istringstream lines(ReadText(files.dir.File("p.csv")));
+  std::string line;
+  std::getline(lines, line);
+  EXPECT_EQ(line, "prediction");
+  std::size_t row = 0;
+  for (; std::getline(lines, line); ++row) {
+    ASSERT_LT(row, expected.size());
+    ASSERT_EQ(std::stod(line), expected[row]) << row;
+  }
+  EXPECT_EQ(row, expected.size());
+
+  std::ostringstream metrics;
+  ASSERT_EQ(RunEvaluate({.model = files.model, .data = data}, metrics), 0);
+  const auto json = nlohmann::json::parse(metrics.str());
+  EXPECT_EQ(json["auc"], trees::Auc(expected, whole.labels));
+  EXPECT_EQ(json["log_loss"], trees::LogLoss(expected, whole.labels));
+}
+
+// A refused last row, after parts of predictions were written to the temporary file: the
+// existing --out file is kept as it was, no temporary is left, and standard output gets nothing.
+TEST(OutputFiles, APredictionRefusedAtTheLastRowLeavesNoOutput) {
+  Files files;
+  ASSERT_EQ(Train(files.Args()), 0);
+  const std::string data = files.dir.Write("bad_end.csv", LargeCsv(true));
+  const std::string kept = files.dir.Write("p.csv", "earlier predictions\n");
+  std::ostringstream out;
+  EXPECT_THAT([&] { RunPredict({.model = files.model, .data = data, .out = kept}, out); },
+              ThrowsMessage<InvalidArgument>(HasSubstr("row 1500001 (line 1500002)")));
+  EXPECT_THAT([&] { RunPredict({.model = files.model, .data = data}, out); },
+              ThrowsMessage<InvalidArgument>(HasSubstr("row 1500001")));
+  EXPECT_EQ(out.str(), "");
+  EXPECT_EQ(ReadText(kept), "earlier predictions\n");
+  for (const auto& entry : std::filesystem::directory_iterator(files.dir.path())) {
+    EXPECT_EQ(entry.path().filename().string().find("rdpkit-tmp"), std::string::npos)
+        << entry.path();
+  }
 }
 
 }  // namespace

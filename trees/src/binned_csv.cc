@@ -25,81 +25,7 @@ namespace rdpkit::trees {
 namespace {
 
 using namespace internal::csv;  // NOLINT: the CSV line pieces shared with data.cc
-using internal::kMaxLineBytes;
-using internal::ThrowLineTooLong;
-
-constexpr std::size_t kBlockBytes = std::size_t{16} << 20;
-
-// Blocks of whole lines, of a file or of text in memory; each block but the file's last ends
-// with '\n'. A line longer than a block makes the block grow to hold it, up to kMaxLineBytes.
-// The file is read twice (Rewind), so it must be a regular file (LoadCsvBinned reads any other
-// into memory first).
-class BlockSource {
- public:
-  explicit BlockSource(std::string_view text) : text_(text) {}
-  explicit BlockSource(const std::string& path)
-      : file_(std::fopen(path.c_str(), "rb")), path_(path) {
-    if (file_ == nullptr) throw InvalidArgument("data", "cannot open file \"" + path + "\"");
-  }
-  ~BlockSource() {
-    if (file_ != nullptr) std::fclose(file_);
-  }
-  BlockSource(const BlockSource&) = delete;
-  BlockSource& operator=(const BlockSource&) = delete;
-
-  void Rewind() {
-    done_ = false;
-    if (file_ == nullptr) return;
-    std::rewind(file_);
-    buffer_.clear();
-    consumed_ = 0;
-    eof_ = false;
-  }
-
-  bool Next(std::string_view& block) {
-    if (file_ == nullptr) {
-      if (done_ || text_.empty()) return false;
-      done_ = true;
-      block = text_;
-      return true;
-    }
-    buffer_.erase(0, consumed_);
-    consumed_ = 0;
-    for (std::size_t want = kBlockBytes;; want *= 2) {
-      if (!eof_ && buffer_.size() < want) {
-        const std::size_t have = buffer_.size();
-        buffer_.resize(want);
-        const std::size_t got = std::fread(buffer_.data() + have, 1, want - have, file_);
-        buffer_.resize(have + got);
-        if (got < want - have) {
-          if (std::ferror(file_) != 0) {
-            throw InvalidArgument("data", "cannot read file \"" + path_ + "\"");
-          }
-          eof_ = true;
-        }
-      }
-      if (buffer_.empty()) return false;
-      const std::size_t last = buffer_.rfind('\n');
-      if (!eof_ && last == std::string::npos && buffer_.size() > kMaxLineBytes) {
-        ThrowLineTooLong("data", "\"" + Abbreviate(path_) + "\"");
-      }
-      if (eof_ || last != std::string::npos) {
-        consumed_ = eof_ ? buffer_.size() : last + 1;
-        block = std::string_view(buffer_).substr(0, consumed_);
-        return true;
-      }
-    }
-  }
-
- private:
-  std::string_view text_;
-  bool done_ = false;
-  std::FILE* file_ = nullptr;
-  std::string path_;
-  std::string buffer_;
-  std::size_t consumed_ = 0;
-  bool eof_ = false;
-};
+using internal::BlockSource;
 
 // The first position at or after `pos` where a line starts.
 std::size_t LineStart(std::string_view block, std::size_t pos) {
@@ -456,17 +382,17 @@ Dataset LoadCsvBinned(const std::string& csv_path, const Schema& schema,
   const std::string source_name = "\"" + csv_path + "\"";
   if (!internal::IsRegularFile(csv_path)) {  // a pipe or device cannot be read twice
     const std::string text = internal::ReadDataText(csv_path, "data");
-    BlockSource blocks{std::string_view(text)};
+    BlockSource blocks = BlockSource::OfText(text);
     return BinningReader(schema, candidates, threads, options, range, source_name).Read(blocks);
   }
-  BlockSource source(csv_path);
+  BlockSource source = BlockSource::OfFile(csv_path);
   return BinningReader(schema, candidates, threads, options, range, source_name).Read(source);
 }
 
 Dataset ParseCsvBinned(std::string_view text, const Schema& schema,
                        const TrainerConfig::SplitCandidates& candidates, int threads,
                        const LoadOptions& options, const std::string& source) {
-  BlockSource blocks(text);
+  BlockSource blocks = BlockSource::OfText(text);
   return BinningReader(schema, candidates, threads, options, {}, source).Read(blocks);
 }
 

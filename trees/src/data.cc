@@ -1,8 +1,9 @@
 // Schema parsing and the CSV reader (DESIGN.md §4).
 //
-// The reader loads the whole file into one buffer, walks it once and converts each field with
-// std::from_chars straight into preallocated columns: no allocation per value, no locale, no
-// streams. Validation (bounds, codes, labels) runs afterwards column by column.
+// LoadCsv loads the whole file into one buffer and reads it as one block (csv_table.h: each field
+// converted with std::from_chars straight into preallocated columns: no allocation per value, no
+// locale, no streams). Validation (bounds, codes, labels) runs afterwards column by column
+// (DatasetOfTable), for the whole file here and for each part in data_parts.cc.
 #include "rdpkit/trees/data.h"
 
 #include <algorithm>
@@ -18,6 +19,7 @@
 
 #include "column_checks.h"
 #include "csv_line.h"
+#include "csv_table.h"
 #include "label_bounds.h"
 #include "rdpkit/accountant/errors.h"
 #include "rdpkit/accountant/json_input.h"
@@ -64,85 +66,6 @@ void RequireFiniteWidth(const FeatureSpec& spec, std::size_t index) {
                             "] (feature \"" + spec.name + "\", width max − min overflows)",
                         "the bounds of finite width (max − min ≤ " +
                             FormatNumber(std::numeric_limits<double>::max()) + ")");
-}
-
-struct RawTable {
-  std::vector<std::string> header;
-  std::vector<std::vector<double>> columns;  // one per CSV column; empty vector if skipped
-  std::vector<std::size_t> lines;            // 1-based line number of each data row
-};
-
-// Reads a header and then rows; targets decides (given the header) which columns to keep, and
-// why_bad(column, field) says what is wrong with a field the column does not take.
-template <class Targets, class WhyBad>
-RawTable ReadTable(std::string_view text, const std::string& source, Targets&& targets_of_header,
-                   std::vector<ColumnTarget>& targets, WhyBad&& why_bad) {
-  RawTable table;
-  std::size_t pos = 0;
-  std::size_t line_number = 0;
-  auto next_line = [&](std::string_view& line) {
-    if (pos >= text.size()) return false;
-    std::size_t end = text.find('\n', pos);
-    if (end == std::string_view::npos) end = text.size();
-    line = text.substr(pos, end - pos);
-    pos = end + 1;
-    ++line_number;
-    return true;
-  };
-
-  std::string_view line;
-  std::vector<std::string_view> fields;
-  bool have_header = false;
-  while (next_line(line)) {
-    if (IsBlankLine(line)) continue;
-    have_header = true;
-    break;
-  }
-  if (!have_header) throw InvalidArgument("data", source + " is empty (expected a header row)");
-  if (line_number == 1 && line.size() >= 3 && line.substr(0, 3) == "\xEF\xBB\xBF") {
-    line.remove_prefix(3);  // UTF-8 byte-order mark
-  }
-  SplitLine(line, fields);
-  for (const auto field : fields) table.header.emplace_back(Trim(field));
-  targets = targets_of_header(table.header);
-  const std::size_t n_columns = table.header.size();
-
-  // Reserve by counting newlines once (memchr-speed) so columns never reallocate.
-  const std::size_t expected_rows =
-      static_cast<std::size_t>(
-          std::count(text.begin() + static_cast<std::ptrdiff_t>(std::min(pos, text.size())),
-                     text.end(), '\n')) +
-      1;
-  table.columns.resize(n_columns);
-  for (std::size_t c = 0; c < n_columns; ++c) {
-    if (targets[c].kind != ColumnTarget::kSkip) table.columns[c].reserve(expected_rows);
-  }
-  table.lines.reserve(expected_rows);
-
-  auto bad_value = [&](std::size_t row, std::size_t c, std::string_view field) {
-    return InvalidArgument("data", source + " row " + std::to_string(row) + " (line " +
-                                       std::to_string(line_number) + "), column \"" +
-                                       table.header[c] + "\": " + why_bad(c, field));
-  };
-  while (next_line(line)) {
-    if (IsBlankLine(line)) continue;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    const std::size_t row = table.lines.size() + 1;
-    const LineError error = ParseDataLine(
-        line, targets, [&](std::size_t c, double value) { table.columns[c].push_back(value); });
-    if (error.kind == LineError::kBadValue) throw bad_value(row, error.column, error.field);
-    if (error.kind == LineError::kRagged) {
-      throw internal::RaggedRow(source, row, line_number, line, n_columns);
-    }
-    table.lines.push_back(line_number);
-  }
-  return table;
-}
-
-std::string RowText(const std::string& source, const RawTable& table, std::size_t row,
-                    const std::string& column) {
-  return source + " row " + std::to_string(row + 1) + " (line " + std::to_string(table.lines[row]) +
-         "), column \"" + column + "\"";
 }
 
 }  // namespace
@@ -404,6 +327,30 @@ HeaderColumns MatchHeader(const std::vector<std::string>& header, const Schema& 
   return out;
 }
 
+Dataset DatasetOfTable(RawTable& table, const Schema& schema, const LoadOptions& options,
+                       const HeaderColumns& columns, const std::string& source) {
+  Dataset data;
+  data.schema = schema;
+  data.columns.resize(schema.features.size());
+  data.clipped.assign(schema.features.size(), 0);
+  for (std::size_t f = 0; f < schema.features.size(); ++f) {
+    const FeatureSpec& spec = schema.features[f];
+    data.feature_names.push_back(spec.name);
+    std::vector<double>& column =
+        table.columns[static_cast<std::size_t>(columns.column_of_feature[f])];
+    const auto where = [&](std::size_t row) { return RowText(source, table, row, spec.name); };
+    data.clipped[f] = ClipOrCheckColumn(spec, column, where);
+    data.columns[f] = std::move(column);
+  }
+  if (columns.label_column >= 0 && options.read_label) {
+    std::vector<double>& labels = table.columns[static_cast<std::size_t>(columns.label_column)];
+    CheckLabels(schema, labels,
+                [&](std::size_t row) { return RowText(source, table, row, options.label); });
+    data.labels = std::move(labels);
+  }
+  return data;
+}
+
 }  // namespace internal
 
 Dataset ParseCsv(std::string_view text, const Schema& schema, const LoadOptions& options,
@@ -415,35 +362,12 @@ Dataset ParseCsv(std::string_view text, const Schema& schema, const LoadOptions&
     return columns.targets;
   };
   std::vector<ColumnTarget> targets;
-  RawTable table =
-      ReadTable(text, source, targets_of_header, targets, [&](std::size_t c, std::string_view f) {
+  internal::RawTable table = internal::ReadTable(
+      text, source, targets_of_header, targets, [&](std::size_t c, std::string_view f) {
         return internal::BadFieldText(schema, targets[c], f);
       });
-  const int label_column = columns.label_column;
-  const std::vector<int>& column_of_feature = columns.column_of_feature;
-  const std::size_t n_rows = table.lines.size();
-  if (n_rows == 0) throw InvalidArgument("data", source + " has a header but no data rows");
-
-  Dataset data;
-  data.schema = schema;
-  data.columns.resize(schema.features.size());
-  data.clipped.assign(schema.features.size(), 0);
-  for (std::size_t f = 0; f < schema.features.size(); ++f) {
-    const FeatureSpec& spec = schema.features[f];
-    data.feature_names.push_back(spec.name);
-    std::vector<double>& column = table.columns[static_cast<std::size_t>(column_of_feature[f])];
-    const auto where = [&](std::size_t row) { return RowText(source, table, row, spec.name); };
-    data.clipped[f] = internal::ClipOrCheckColumn(spec, column, where);
-    data.columns[f] = std::move(column);
-  }
-  if (label_column >= 0 && options.read_label) {
-    std::vector<double>& labels = table.columns[static_cast<std::size_t>(label_column)];
-    internal::CheckLabels(schema, labels, [&](std::size_t row) {
-      return RowText(source, table, row, options.label);
-    });
-    data.labels = std::move(labels);
-  }
-  return data;
+  if (table.lines.empty()) throw InvalidArgument("data", source + " has a header but no data rows");
+  return internal::DatasetOfTable(table, schema, options, columns, source);
 }
 
 Dataset LoadCsv(const std::string& csv_path, const Schema& schema, const LoadOptions& options) {
@@ -472,8 +396,8 @@ Schema SchemaFromData(const std::string& csv_path, const std::string& label, Tas
     return targets;
   };
   std::vector<ColumnTarget> targets;
-  const RawTable table =
-      ReadTable(text, source, targets_of_header, targets, [](std::size_t, std::string_view f) {
+  const internal::RawTable table = internal::ReadTable(
+      text, source, targets_of_header, targets, [](std::size_t, std::string_view f) {
         return Quote(Trim(f)) +
                " is not a number (missing values are empty or NaN; a column of names needs a "
                "schema listing them: rdpkit schema drafts one)";

@@ -10,8 +10,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <optional>
+#include <memory>
 #include <random>
+#include <stdexcept>
 #include <string>
 
 #include "rdpkit/accountant/errors.h"
@@ -33,8 +34,12 @@ extern "C" void RemoveTempAndReraise(int signal_number) {
   std::raise(signal_number);
 }
 
+}  // namespace
+
+namespace internal {
+
 // Installs the cleanup handler for each signal whose action is the default, and restores those
-// on destruction. Signals the program handles itself are left alone.
+// on destruction. Signals the program handles itself are left alone. One temporary at a time.
 class SignalCleanup {
  public:
   explicit SignalCleanup(const std::string& temp) {
@@ -63,6 +68,10 @@ class SignalCleanup {
  private:
   bool installed_[std::size(kCleanupSignals)] = {};
 };
+
+}  // namespace internal
+
+namespace {
 
 const char* KindOf(mode_t mode) {
   if (S_ISLNK(mode)) return "a symbolic link";
@@ -97,7 +106,7 @@ void RemoveStaleTemporaries(const std::string& dir, const std::string& name) {
   closedir(listing);
 }
 
-bool WriteAll(int fd, const std::string& text) {
+bool WriteAll(int fd, std::string_view text) {
   std::size_t done = 0;
   while (done < text.size()) {
     const ssize_t n = write(fd, text.data() + done, text.size() - done);
@@ -190,18 +199,15 @@ void CheckOutputPath(const std::string& path, const std::string& field,
   }
 }
 
-void WriteFileAtomically(const std::string& path, const std::string& text,
-                         const std::string& field) {
+AtomicFileWriter::AtomicFileWriter(const std::string& path, const std::string& field)
+    : path_(path), field_(field) {
   const Target target = CheckedTarget(path, field);
-  const std::string& dir = target.dir;
-  const std::string& name = target.name;
-  const bool exists = target.exists;
-  const struct stat& existing = target.existing;
-  RemoveStaleTemporaries(dir, name);
+  dir_ = target.dir;
+  exists_ = target.exists;
+  mode_ = target.existing.st_mode;
+  RemoveStaleTemporaries(dir_, target.name);
 
   std::random_device entropy;
-  std::string temp;
-  int fd = -1;
   // The cleanup signals wait while the file is created and registered, so that no signal can
   // leave a temporary behind that the handler does not know of.
   sigset_t cleanup_signals;
@@ -209,43 +215,75 @@ void WriteFileAtomically(const std::string& path, const std::string& text,
   sigemptyset(&cleanup_signals);
   for (const int signal_number : kCleanupSignals) sigaddset(&cleanup_signals, signal_number);
   sigprocmask(SIG_BLOCK, &cleanup_signals, &previous);
-  for (int attempt = 0; attempt < 16 && fd < 0; ++attempt) {
+  for (int attempt = 0; attempt < 16 && fd_ < 0; ++attempt) {
     char suffix[20];
     std::snprintf(suffix, sizeof(suffix), "%08x", static_cast<unsigned>(entropy()));
-    temp = dir + "/." + name + "." + std::to_string(getpid()) + kTempTag + suffix;
+    temp_ = dir_ + "/." + target.name + "." + std::to_string(getpid()) + kTempTag + suffix;
     // 0666 less the umask, as for any new output file; an existing file's mode is copied below.
-    fd = open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (fd < 0 && errno != EEXIST) break;
+    fd_ = open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd_ < 0 && errno != EEXIST) break;
   }
   const int open_errno = errno;
-  std::optional<SignalCleanup> cleanup;
-  if (fd >= 0) cleanup.emplace(temp);
+  if (fd_ >= 0) cleanup_ = std::make_unique<internal::SignalCleanup>(temp_);
   sigprocmask(SIG_SETMASK, &previous, nullptr);
-  if (fd < 0) {
+  if (fd_ < 0) {
     throw InvalidArgument(field,
-                          "cannot create a file in \"" + dir + "\": " + std::strerror(open_errno));
+                          "cannot create a file in \"" + dir_ + "\": " + std::strerror(open_errno));
   }
-  bool ok = WriteAll(fd, text);
-  if (ok && exists) ok = fchmod(fd, existing.st_mode & 07777) == 0;
-  ok = ok && fsync(fd) == 0;
+}
+
+AtomicFileWriter::~AtomicFileWriter() { Discard(); }
+
+void AtomicFileWriter::Discard() noexcept {
+  if (fd_ < 0) return;
+  close(fd_);
+  fd_ = -1;
+  unlink(temp_.c_str());
+  cleanup_.reset();
+}
+
+void AtomicFileWriter::Write(std::string_view text) {
+  if (fd_ < 0) throw std::logic_error("AtomicFileWriter::Write after Commit");
+  if (!WriteAll(fd_, text)) {
+    const int write_errno = errno;
+    Discard();
+    throw InvalidArgument(field_, "cannot write \"" + path_ + "\": " + std::strerror(write_errno));
+  }
+}
+
+void AtomicFileWriter::Commit() {
+  if (fd_ < 0) throw std::logic_error("AtomicFileWriter::Commit twice");
+  bool ok = !exists_ || fchmod(fd_, mode_ & 07777) == 0;
+  ok = ok && fsync(fd_) == 0;
   const int write_errno = errno;
-  ok = close(fd) == 0 && ok;
+  ok = close(fd_) == 0 && ok;
+  fd_ = -1;
   if (!ok) {
-    unlink(temp.c_str());
-    throw InvalidArgument(field, "cannot write \"" + path + "\": " + std::strerror(write_errno));
+    unlink(temp_.c_str());
+    cleanup_.reset();
+    throw InvalidArgument(field_, "cannot write \"" + path_ + "\": " + std::strerror(write_errno));
   }
-  if (std::rename(temp.c_str(), path.c_str()) != 0) {
+  if (std::rename(temp_.c_str(), path_.c_str()) != 0) {
     const int rename_errno = errno;
-    unlink(temp.c_str());
-    throw InvalidArgument(field,
-                          "cannot rename onto \"" + path + "\": " + std::strerror(rename_errno));
+    unlink(temp_.c_str());
+    cleanup_.reset();
+    throw InvalidArgument(field_,
+                          "cannot rename onto \"" + path_ + "\": " + std::strerror(rename_errno));
   }
+  cleanup_.reset();
   // Make the rename itself durable.
-  const int dir_fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  const int dir_fd = open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dir_fd >= 0) {
     (void)fsync(dir_fd);
     close(dir_fd);
   }
+}
+
+void WriteFileAtomically(const std::string& path, const std::string& text,
+                         const std::string& field) {
+  AtomicFileWriter writer(path, field);
+  writer.Write(text);
+  writer.Commit();
 }
 
 }  // namespace rdpkit::trees

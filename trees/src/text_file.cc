@@ -12,9 +12,6 @@
 namespace rdpkit::trees::internal {
 namespace {
 
-struct FileCloser {
-  void operator()(std::FILE* file) const { std::fclose(file); }
-};
 using File = std::unique_ptr<std::FILE, FileCloser>;
 
 std::string Quoted(const std::string& path) {
@@ -104,6 +101,75 @@ std::string ReadDocumentText(const std::string& path, const std::string& field,
     throw InvalidArgument(field, "cannot read file " + Quoted(path));
   }
   return text;
+}
+
+BlockSource BlockSource::OfText(std::string_view text, std::size_t block_bytes) {
+  BlockSource blocks;
+  blocks.text_ = text;
+  blocks.text_block_bytes_ = block_bytes;
+  return blocks;
+}
+
+BlockSource BlockSource::OfFile(const std::string& path, std::size_t block_bytes) {
+  BlockSource blocks;
+  blocks.file_.reset(std::fopen(path.c_str(), "rb"));
+  if (blocks.file_ == nullptr) throw InvalidArgument("data", "cannot open file " + Quoted(path));
+  blocks.path_ = path;
+  blocks.block_bytes_ = std::max<std::size_t>(1, block_bytes);
+  return blocks;
+}
+
+void BlockSource::Rewind() {
+  text_pos_ = 0;
+  if (file_ == nullptr) return;
+  std::rewind(file_.get());
+  buffer_.clear();
+  consumed_ = 0;
+  eof_ = false;
+}
+
+bool BlockSource::Next(std::string_view& block) {
+  if (file_ == nullptr) {
+    if (text_pos_ >= text_.size()) return false;
+    std::size_t end = text_.size();
+    if (text_block_bytes_ > 0 && text_.size() - text_pos_ > text_block_bytes_) {
+      // The last line break inside the block, else the first one after it.
+      std::size_t cut = text_.rfind('\n', text_pos_ + text_block_bytes_ - 1);
+      if (cut == std::string_view::npos || cut < text_pos_) {
+        cut = text_.find('\n', text_pos_ + text_block_bytes_);
+      }
+      end = cut == std::string_view::npos ? text_.size() : cut + 1;
+    }
+    block = text_.substr(text_pos_, end - text_pos_);
+    text_pos_ = end;
+    return true;
+  }
+  buffer_.erase(0, consumed_);
+  consumed_ = 0;
+  for (std::size_t want = block_bytes_;; want *= 2) {
+    if (!eof_ && buffer_.size() < want) {
+      const std::size_t have = buffer_.size();
+      buffer_.resize(want);
+      const std::size_t got = std::fread(buffer_.data() + have, 1, want - have, file_.get());
+      buffer_.resize(have + got);
+      if (got < want - have) {
+        if (std::ferror(file_.get()) != 0) {
+          throw InvalidArgument("data", "cannot read file " + Quoted(path_));
+        }
+        eof_ = true;
+      }
+    }
+    if (buffer_.empty()) return false;
+    const std::size_t last = buffer_.rfind('\n');
+    if (!eof_ && last == std::string::npos && buffer_.size() > kMaxLineBytes) {
+      ThrowLineTooLong("data", Quoted(path_));
+    }
+    if (eof_ || last != std::string::npos) {
+      consumed_ = eof_ ? buffer_.size() : last + 1;
+      block = std::string_view(buffer_).substr(0, consumed_);
+      return true;
+    }
+  }
 }
 
 }  // namespace rdpkit::trees::internal

@@ -5,6 +5,8 @@
 #define RDPKIT_TREES_SRC_TEXT_FILE_H_
 
 #include <cstddef>
+#include <cstdio>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -39,6 +41,46 @@ inline constexpr std::size_t kMaxModelBytes = std::size_t{1} << 30;
 // Index one past the last '\n' in text[from, end), or `none` when there is none.
 [[nodiscard]] std::size_t AfterLastNewline(std::string_view text, std::size_t from,
                                            std::size_t none);
+
+// Closes a std::FILE owned by a std::unique_ptr.
+struct FileCloser {
+  void operator()(std::FILE* file) const { std::fclose(file); }
+};
+
+// Blocks of whole lines, of a file or of text in memory, so that a CSV of any size is read in
+// bounded memory (the binning reader, LoadCsvParts). Each block but the file's last ends with
+// '\n'. Blocks are about kBlockBytes; a line longer than a block makes the block grow to hold it,
+// up to kMaxLineBytes (then ThrowLineTooLong). Rewind starts again, which a pipe or device cannot:
+// a reader that rewinds needs a regular file.
+class BlockSource {
+ public:
+  static constexpr std::size_t kBlockBytes = std::size_t{16} << 20;
+
+  // Text in memory (kept by the caller): one block of all of it, or blocks of whole lines of
+  // about block_bytes (the text's last line whole, however long).
+  static BlockSource OfText(std::string_view text, std::size_t block_bytes = 0);
+  // A file; InvalidArgument "data" when path cannot be opened. block_bytes: the size a block
+  // starts from (tests read in tiny blocks).
+  static BlockSource OfFile(const std::string& path, std::size_t block_bytes = kBlockBytes);
+
+  void Rewind();
+  // The next block (valid until the next call); false at the end. InvalidArgument "data" on a
+  // read error or a line longer than kMaxLineBytes.
+  bool Next(std::string_view& block);
+
+ private:
+  BlockSource() = default;
+
+  std::string_view text_;
+  std::size_t text_block_bytes_ = 0;  // 0: the whole text at once
+  std::size_t text_pos_ = 0;          // where the next block of text_ starts
+  std::unique_ptr<std::FILE, FileCloser> file_;
+  std::string path_;
+  std::string buffer_;
+  std::size_t consumed_ = 0;
+  bool eof_ = false;
+  std::size_t block_bytes_ = kBlockBytes;
+};
 
 }  // namespace rdpkit::trees::internal
 

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -124,6 +125,14 @@ struct LoadOptions {
 // (Schema::classes); labels are never missing. Errors are InvalidArgument naming the file, row
 // (1-based data row, header = row 0) and column.
 Dataset LoadCsv(const std::string& csv_path, const Schema& schema, const LoadOptions& options = {});
+// LoadCsv in parts, for a file too large to hold (predict and evaluate of millions of rows): reads
+// blocks of whole lines (about 16 MiB each; a regular file, a pipe or a device) and calls
+// on_part(part) with each block's rows as a Dataset (its clipped counts are the part's), in file
+// order. The same checks and messages as LoadCsv, with rows and lines numbered in the whole file;
+// a refusal is thrown when its row is read, after the parts before it were handed on, so a caller
+// that writes output must not publish it until the call returns. Memory: one block and its part.
+void LoadCsvParts(const std::string& csv_path, const Schema& schema, const LoadOptions& options,
+                  const std::function<void(Dataset&& part)>& on_part);
 // Same, from text already in memory (source names it in messages).
 Dataset ParseCsv(std::string_view text, const Schema& schema, const LoadOptions& options = {},
                  const std::string& source = "data");

@@ -4,10 +4,17 @@
 #ifndef RDPKIT_TREES_FILE_OUTPUT_H_
 #define RDPKIT_TREES_FILE_OUTPUT_H_
 
+#include <sys/types.h>
+
+#include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace rdpkit::trees {
+namespace internal {
+class SignalCleanup;
+}  // namespace internal
 
 // Writes text to path atomically. The target must be a regular file or not exist yet: a symbolic
 // link, directory, FIFO, socket or device is refused (InvalidArgument naming field), never
@@ -18,6 +25,34 @@ namespace rdpkit::trees {
 // the next write to the same target once their process is gone.
 void WriteFileAtomically(const std::string& path, const std::string& text,
                          const std::string& field = "out");
+
+// WriteFileAtomically in parts, for output too large to hold (predictions of millions of rows):
+// the constructor checks the target and creates the temporary file, Write appends, Commit makes
+// the file appear whole. Destroyed without Commit (an exception while the parts were made), it
+// removes the temporary, so the target is never half-written. One writer at a time per process
+// (the signal cleanup knows one temporary). Errors: InvalidArgument naming field.
+class AtomicFileWriter {
+ public:
+  AtomicFileWriter(const std::string& path, const std::string& field);
+  ~AtomicFileWriter();
+  AtomicFileWriter(const AtomicFileWriter&) = delete;
+  AtomicFileWriter& operator=(const AtomicFileWriter&) = delete;
+
+  void Write(std::string_view text);
+  void Commit();
+
+ private:
+  void Discard() noexcept;
+
+  std::string path_;
+  std::string field_;
+  std::string dir_;
+  std::string temp_;
+  bool exists_ = false;
+  mode_t mode_ = 0;  // the existing file's, copied onto the new one
+  int fd_ = -1;
+  std::unique_ptr<internal::SignalCleanup> cleanup_;
+};
 
 // A file that a command reads, or another file it writes, named by its flag ("data", "report").
 struct OtherFile {

@@ -1,0 +1,212 @@
+// LoadCsvParts against LoadCsv: the same rows in the same order, the same clip counts and, for a
+// file with one error, the same refusal, whatever the block size (tiny blocks make every row
+// boundary a block boundary).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "csv_table.h"
+#include "rdpkit/accountant/errors.h"
+#include "rdpkit/trees/data.h"
+#include "text_file.h"
+#include "trees_test_util.h"
+
+namespace rdpkit::trees {
+namespace {
+
+Schema PartsSchema() {
+  return Schema::FromJson({{"task", "multiclass"},
+                           {"n_classes", 3},
+                           {"classes", {"low", "mid", "high"}},
+                           {"features",
+                            {{{"name", "a"}, {"min", 0}, {"max", 10}},
+                             {{"name", "b"}, {"min", -1}, {"max", 1}},
+                             {{"name", "c"},
+                              {"categorical", true},
+                              {"n_codes", 3},
+                              {"codes", {"red", "green", "blue"}}}}}});
+}
+
+// A CSV with a byte-order mark, CRLF and LF lines, blank lines, extra and reordered columns,
+// missing values, values outside the bounds, code and class names.
+std::string MixedCsv(int rows, unsigned seed) {
+  std::mt19937 random(seed);
+  std::uniform_real_distribution<double> value(-3, 13);
+  std::string csv =
+      "\xEF\xBB\xBF"
+      "c, label ,b,a\r\n";
+  const char* colours[] = {"red", "green", "blue", "0", "2", ""};
+  const char* classes[] = {"low", "mid", "high", "1"};
+  for (int r = 0; r < rows; ++r) {
+    if (random() % 7 == 0) csv += random() % 2 == 0 ? "\n" : "  \t\r\n";
+    csv += std::string(colours[random() % 6]) + "," + classes[random() % 4] + ",";
+    csv += random() % 9 == 0 ? "NaN" : std::to_string(value(random) / 5);
+    csv += ",";
+    csv += random() % 9 == 0 ? "" : std::to_string(value(random));
+    csv += random() % 3 == 0 ? "\r\n" : "\n";
+  }
+  return csv;
+}
+
+TEST(BlockSource, CutsTextAndFilesIntoWholeLines) {
+  const std::string text = MixedCsv(200, 3) + "last line without a break";
+  const testing::ScratchDir dir;
+  const std::string path = dir.Write("lines.csv", text);
+  for (const std::size_t block_bytes : std::vector<std::size_t>{1, 2, 17, 300, 1 << 20}) {
+    SCOPED_TRACE(block_bytes);
+    internal::BlockSource of_text = internal::BlockSource::OfText(text, block_bytes);
+    internal::BlockSource of_file = internal::BlockSource::OfFile(path, block_bytes);
+    for (internal::BlockSource* blocks : {&of_text, &of_file}) {
+      std::string joined;
+      std::string_view block;
+      std::size_t n_blocks = 0;
+      while (blocks->Next(block)) {
+        ASSERT_FALSE(block.empty());
+        if (!joined.empty()) {
+          EXPECT_EQ(joined.back(), '\n');
+        }
+        joined += block;
+        ++n_blocks;
+      }
+      EXPECT_EQ(joined, text);
+      if (block_bytes < 300) {
+        EXPECT_GT(n_blocks, text.size() / 300);
+      }
+    }
+  }
+  std::string_view block;
+  internal::BlockSource whole = internal::BlockSource::OfText(text);
+  ASSERT_TRUE(whole.Next(block));
+  EXPECT_EQ(block, text);
+  EXPECT_FALSE(whole.Next(block));
+}
+
+struct Parts {
+  Dataset joined;
+  std::size_t n_parts = 0;
+};
+
+Parts ReadInParts(const std::string& path, std::size_t block_bytes, const Schema& schema,
+                  const LoadOptions& options = {}) {
+  internal::BlockSource blocks = internal::BlockSource::OfFile(path, block_bytes);
+  Parts parts;
+  parts.joined.columns.resize(schema.features.size());
+  parts.joined.clipped.assign(schema.features.size(), 0);
+  internal::ReadCsvParts(blocks, "\"" + path + "\"", schema, options, [&](Dataset&& part) {
+    EXPECT_GT(part.n_rows(), 0u);
+    for (std::size_t f = 0; f < part.columns.size(); ++f) {
+      auto& column = parts.joined.columns[f];
+      column.insert(column.end(), part.columns[f].begin(), part.columns[f].end());
+      parts.joined.clipped[f] += part.clipped[f];
+    }
+    parts.joined.labels.insert(parts.joined.labels.end(), part.labels.begin(), part.labels.end());
+    ++parts.n_parts;
+  });
+  return parts;
+}
+
+void ExpectSameValues(const std::vector<double>& a, const std::vector<double>& b) {
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    EXPECT_TRUE(std::memcmp(&a[i], &b[i], sizeof(double)) == 0) << i << ": " << a[i] << " " << b[i];
+  }
+}
+
+TEST(LoadCsvParts, GivesLoadCsvsRowsInPartsOfAnyBlockSize) {
+  const Schema schema = PartsSchema();
+  const testing::ScratchDir dir;
+  const std::string path = dir.Write("mixed.csv", MixedCsv(600, 5));
+  const Dataset whole = LoadCsv(path, schema);
+  for (const std::size_t block_bytes :
+       std::vector<std::size_t>{1, 13, 100, 4096, internal::BlockSource::kBlockBytes}) {
+    SCOPED_TRACE(block_bytes);
+    const Parts parts = ReadInParts(path, block_bytes, schema);
+    for (std::size_t f = 0; f < 3; ++f) ExpectSameValues(parts.joined.columns[f], whole.columns[f]);
+    ExpectSameValues(parts.joined.labels, whole.labels);
+    EXPECT_EQ(parts.joined.clipped, whole.clipped);
+    EXPECT_GT(whole.clipped[0], 0u);
+    if (block_bytes == internal::BlockSource::kBlockBytes) {
+      EXPECT_EQ(parts.n_parts, 1u);
+    }
+    if (block_bytes <= 100) {
+      EXPECT_GT(parts.n_parts, 50u);
+    }
+  }
+  // The public entry reads the file the same way.
+  std::size_t rows = 0;
+  LoadCsvParts(path, schema, {}, [&](Dataset&& part) { rows += part.n_rows(); });
+  EXPECT_EQ(rows, whole.n_rows());
+}
+
+TEST(LoadCsvParts, SkipsAnUnreadLabelColumnAsLoadCsvDoes) {
+  const Schema schema = PartsSchema();
+  const testing::ScratchDir dir;
+  const std::string path = dir.Write("unlabelled.csv", MixedCsv(50, 9));
+  const LoadOptions options{.require_label = false, .read_label = false};
+  const Parts parts = ReadInParts(path, 64, schema, options);
+  EXPECT_TRUE(parts.joined.labels.empty());
+  ExpectSameValues(parts.joined.columns[0], LoadCsv(path, schema, options).columns[0]);
+}
+
+std::string Refusal(const std::function<void()>& read) {
+  try {
+    read();
+  } catch (const InvalidArgument& error) {
+    return error.what();
+  }
+  return "(no refusal)";
+}
+
+// A file with one fault late in it is refused with LoadCsv's message: the row and line counted
+// in the whole file, not in the part that holds it.
+TEST(LoadCsvParts, RefusesAFaultWithLoadCsvsMessage) {
+  const Schema schema = PartsSchema();
+  const std::string good = MixedCsv(300, 11);
+  const std::vector<std::string> faults = {
+      "red,low,0.5,abc\n",      // not a number
+      "red,low,0.5\n",          // ragged
+      "purple,low,0.5,1\n",     // not a code name
+      "1.5,low,0.5,1\n",        // not a code
+      "red,very high,0.5,1\n",  // not a class
+      "red,,0.5,1\n",           // missing label
+      "red,low,0.5,1,extra\n",  // ragged, long
+  };
+  for (const std::string& fault : faults) {
+    SCOPED_TRACE(fault);
+    const testing::ScratchDir dir;
+    const std::string path = dir.Write("fault.csv", good + fault + "green,mid,0,0\n");
+    const std::string expected = Refusal([&] { (void)LoadCsv(path, schema); });
+    ASSERT_NE(expected, "(no refusal)");
+    EXPECT_THAT(expected, ::testing::HasSubstr("row 301 (line "));  // a row of the whole file
+    for (const std::size_t block_bytes : std::vector<std::size_t>{7, 500, 1 << 20}) {
+      EXPECT_EQ(Refusal([&] { (void)ReadInParts(path, block_bytes, schema); }), expected);
+    }
+  }
+}
+
+TEST(LoadCsvParts, RefusesEmptyFilesAndHeadersAloneAsLoadCsvDoes) {
+  const Schema schema = PartsSchema();
+  for (const std::string text : {"", "\n\n  \n", "c,label,b,a\n", "c,label,b,a\n\n \n",
+                                 "c,label,b,zzz\n1,1,1,1\n", "a,b\n"}) {
+    SCOPED_TRACE(text);
+    const testing::ScratchDir dir;
+    const std::string path = dir.Write("short.csv", text);
+    const std::string expected = Refusal([&] { (void)LoadCsv(path, schema); });
+    ASSERT_NE(expected, "(no refusal)");
+    for (const std::size_t block_bytes : std::vector<std::size_t>{1, 4096}) {
+      EXPECT_EQ(Refusal([&] { (void)ReadInParts(path, block_bytes, schema); }), expected);
+    }
+  }
+  EXPECT_THAT(Refusal([&] { LoadCsvParts("/nonexistent/x.csv", schema, {}, [](Dataset&&) {}); }),
+              ::testing::HasSubstr("cannot open file \"/nonexistent/x.csv\""));
+}
+
+}  // namespace
+}  // namespace rdpkit::trees

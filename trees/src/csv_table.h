@@ -1,0 +1,134 @@
+// Reading a CSV's lines into columns, whole or in blocks of whole lines (data.cc reads a file
+// whole, data_parts.cc in parts): the header (the first non-blank line), then the data rows,
+// each field converted with std::from_chars straight into preallocated columns.
+#ifndef RDPKIT_TREES_SRC_CSV_TABLE_H_
+#define RDPKIT_TREES_SRC_CSV_TABLE_H_
+
+#include <algorithm>
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "column_checks.h"
+#include "csv_line.h"
+#include "rdpkit/accountant/errors.h"
+#include "text_file.h"
+
+namespace rdpkit::trees::internal {
+
+struct RawTable {
+  std::vector<std::string> header;
+  std::vector<std::vector<double>> columns;  // one per CSV column; empty vector if skipped
+  std::vector<std::size_t> lines;            // 1-based line number of each data row
+  std::size_t first_row = 0;                 // data rows before these (a part of a file)
+};
+
+// Where a reading in blocks stands between two blocks.
+struct TableCursor {
+  std::size_t line_number = 0;  // lines read so far
+  std::size_t rows = 0;         // data rows read so far
+  bool have_header = false;
+};
+
+// "<source> row R (line L), column \"c\"" of row `row` of table.
+inline std::string RowText(const std::string& source, const RawTable& table, std::size_t row,
+                           const std::string& column) {
+  return source + " row " + std::to_string(table.first_row + row + 1) + " (line " +
+         std::to_string(table.lines[row]) + "), column \"" + column + "\"";
+}
+
+// Reads one block of whole lines, continuing at cursor. Until the header is read, the block's
+// first non-blank line is the header: table.header is set and targets = targets_of_header(header)
+// decides which columns to keep. Each data row after it is appended to table; why_bad(column,
+// field) says what is wrong with a field the column does not take (InvalidArgument "data").
+template <class Targets, class WhyBad>
+void ReadTableBlock(std::string_view text, const std::string& source, Targets&& targets_of_header,
+                    std::vector<csv::ColumnTarget>& targets, WhyBad&& why_bad, TableCursor& cursor,
+                    RawTable& table) {
+  std::size_t pos = 0;
+  auto next_line = [&](std::string_view& line) {
+    if (pos >= text.size()) return false;
+    std::size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    line = text.substr(pos, end - pos);
+    pos = end + 1;
+    ++cursor.line_number;
+    return true;
+  };
+  std::string_view line;
+  std::vector<std::string_view> fields;
+  while (!cursor.have_header && next_line(line)) {
+    if (csv::IsBlankLine(line)) continue;
+    if (cursor.line_number == 1 && line.size() >= 3 && line.substr(0, 3) == "\xEF\xBB\xBF") {
+      line.remove_prefix(3);  // UTF-8 byte-order mark
+    }
+    csv::SplitLine(line, fields);
+    for (const auto field : fields) table.header.emplace_back(csv::Trim(field));
+    targets = targets_of_header(table.header);
+    table.columns.resize(table.header.size());
+    cursor.have_header = true;
+  }
+  if (!cursor.have_header) return;
+  const std::size_t n_columns = table.header.size();
+
+  // Reserve by counting newlines once (memchr-speed) so columns never reallocate.
+  const std::size_t expected_rows =
+      table.lines.size() +
+      static_cast<std::size_t>(
+          std::count(text.begin() + static_cast<std::ptrdiff_t>(std::min(pos, text.size())),
+                     text.end(), '\n')) +
+      1;
+  for (std::size_t c = 0; c < n_columns; ++c) {
+    if (targets[c].kind != csv::ColumnTarget::kSkip) table.columns[c].reserve(expected_rows);
+  }
+  table.lines.reserve(expected_rows);
+
+  while (next_line(line)) {
+    if (csv::IsBlankLine(line)) continue;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    const std::size_t row = cursor.rows + 1;
+    const csv::LineError error = csv::ParseDataLine(
+        line, targets, [&](std::size_t c, double value) { table.columns[c].push_back(value); });
+    if (error.kind == csv::LineError::kBadValue) {
+      throw InvalidArgument("data", source + " row " + std::to_string(row) + " (line " +
+                                        std::to_string(cursor.line_number) + "), column \"" +
+                                        table.header[error.column] +
+                                        "\": " + why_bad(error.column, error.field));
+    }
+    if (error.kind == csv::LineError::kRagged) {
+      throw RaggedRow(source, row, cursor.line_number, line, n_columns);
+    }
+    table.lines.push_back(cursor.line_number);
+    ++cursor.rows;
+  }
+}
+
+// The Dataset of the rows of table (a whole file, or one part of it): the features in schema
+// order, each clipped into its bounds or checked for codes, and the labels checked, with errors
+// naming the rows as RowText does. The kept columns are moved out of table.
+Dataset DatasetOfTable(RawTable& table, const Schema& schema, const LoadOptions& options,
+                       const HeaderColumns& columns, const std::string& source);
+
+// LoadCsvParts (data.h) over blocks (a file, or a test's tiny blocks); source names the file.
+void ReadCsvParts(BlockSource& blocks, const std::string& source, const Schema& schema,
+                  const LoadOptions& options, const std::function<void(Dataset&& part)>& on_part);
+
+// The whole text of a CSV read at once (ReadTableBlock on one block); InvalidArgument "data" when
+// it has no header.
+template <class Targets, class WhyBad>
+RawTable ReadTable(std::string_view text, const std::string& source, Targets&& targets_of_header,
+                   std::vector<csv::ColumnTarget>& targets, WhyBad&& why_bad) {
+  RawTable table;
+  TableCursor cursor;
+  ReadTableBlock(text, source, targets_of_header, targets, why_bad, cursor, table);
+  if (!cursor.have_header) {
+    throw InvalidArgument("data", source + " is empty (expected a header row)");
+  }
+  return table;
+}
+
+}  // namespace rdpkit::trees::internal
+
+#endif  // RDPKIT_TREES_SRC_CSV_TABLE_H_
