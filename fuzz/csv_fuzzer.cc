@@ -5,12 +5,16 @@
 // [0, n_codes) or NaN (written as codes or as their names), binary labels 0/1 (or no/yes), clipped
 // counts at most the number of rows. The binning reader (ParseCsvBinned, what `rdpkit train` uses)
 // must agree with it: the same refusal message, or the same labels, clipping counts and each
-// value's bin.
+// value's bin. The reader in parts (ReadCsvParts, what `predict` and `evaluate` use) must accept
+// what ParseCsv accepts, with the same values, labels and clipping counts in blocks of any size;
+// it refuses what ParseCsv refuses, with the same message when it reads one block.
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 
+#include "csv_table.h"
 #include "fuzz_util.h"
 #include "rdpkit/accountant/errors.h"
 #include "rdpkit/trees/binned_csv.h"
@@ -105,6 +109,58 @@ void CheckBinnedAgrees(std::string_view text) {
   }
 }
 
+// The rows of text read by ReadCsvParts in blocks of about block_bytes, joined; or the refusal.
+std::string ReadJoined(std::string_view text, std::size_t block_bytes, Dataset& joined) {
+  const Schema& schema = FixedSchema();
+  joined = Dataset{};
+  joined.columns.resize(schema.features.size());
+  joined.clipped.assign(schema.features.size(), 0);
+  rdpkit::trees::internal::BlockSource blocks =
+      rdpkit::trees::internal::BlockSource::OfText(text, block_bytes);
+  try {
+    rdpkit::trees::internal::ReadCsvParts(blocks, "fuzz.csv", schema, {}, [&](Dataset&& part) {
+      if (part.n_rows() == 0) rdpkit::fuzz::Fail("parts: an empty part");
+      for (std::size_t f = 0; f < part.columns.size(); ++f) {
+        joined.columns[f].insert(joined.columns[f].end(), part.columns[f].begin(),
+                                 part.columns[f].end());
+        joined.clipped[f] += part.clipped[f];
+      }
+      joined.labels.insert(joined.labels.end(), part.labels.begin(), part.labels.end());
+    });
+  } catch (const rdpkit::InvalidArgument& e) {
+    return e.what();
+  }
+  return "";
+}
+
+void CheckPartsAgree(std::string_view text) {
+  std::string expected_error;
+  Dataset expected;
+  try {
+    expected = rdpkit::trees::ParseCsv(text, FixedSchema(), {}, "fuzz.csv");
+  } catch (const rdpkit::InvalidArgument& e) {
+    expected_error = e.what();
+  }
+  Dataset joined;
+  if (ReadJoined(text, 0, joined) != expected_error) {
+    rdpkit::fuzz::Fail("parts (one block) refuse differently");
+  }
+  const std::string error = ReadJoined(text, 1 + text.size() % 37, joined);
+  if (error.empty() != expected_error.empty()) rdpkit::fuzz::Fail("parts accept differently");
+  if (!error.empty()) return;
+  if (joined.labels != expected.labels || joined.clipped != expected.clipped) {
+    rdpkit::fuzz::Fail("parts: labels or clipping differ");
+  }
+  for (std::size_t f = 0; f < expected.columns.size(); ++f) {
+    const auto& a = joined.columns[f];
+    const auto& b = expected.columns[f];
+    if (a.size() != b.size() ||
+        (!a.empty() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) != 0)) {
+      rdpkit::fuzz::Fail("parts: values differ");
+    }
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -117,5 +173,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                false);
   });
   CheckBinnedAgrees(text);
+  CheckPartsAgree(text);
   return 0;
 }
