@@ -53,8 +53,9 @@ std::string JsonEscapedExcerpt(const std::string& text) {
 // refuses at the token where it happens, naming the JSON path of that token.
 class StrictSax {
  public:
-  StrictSax(json& root, std::string_view field, std::string_view origin, const JsonLimits& limits)
-      : root_(root), field_(field), origin_(origin), limits_(limits) {}
+  StrictSax(json& root, std::string_view field, std::string_view origin, const JsonLimits& limits,
+            const JsonArrayTaker* taker = nullptr)
+      : root_(root), field_(field), origin_(origin), limits_(limits), taker_(taker) {}
 
   bool null() { return Add(nullptr); }
   bool boolean(bool value) { return Add(value); }
@@ -91,7 +92,7 @@ class StrictSax {
   }
   bool end_object() {
     frames_.pop_back();
-    MemberDone();
+    ValueDone();
     return true;
   }
   bool start_array(std::size_t /*elements*/) {
@@ -100,7 +101,7 @@ class StrictSax {
   }
   bool end_array() {
     frames_.pop_back();
-    MemberDone();
+    ValueDone();
     return true;
   }
 
@@ -166,7 +167,37 @@ class StrictSax {
   template <class Value>
   bool Add(Value&& value) {
     Place(std::forward<Value>(value));
+    ValueDone();
+    return true;
+  }
+
+  // A value is complete: an element of the taker's array goes to the taker.
+  void ValueDone() {
+    if (taker_ != nullptr && frames_.size() == taker_->path.size() + 1 && TakerArrayIsOpen()) {
+      std::vector<std::size_t> indices;
+      for (std::size_t i = 0; i <= taker_->path.size(); ++i) {
+        if (frames_[i].container->is_array()) indices.push_back(frames_[i].container->size() - 1);
+      }
+      json& element = frames_.back().container->get_ref<json::array_t&>().back();
+      taker_->take(indices, std::move(element));
+      element = nullptr;
+    }
     MemberDone();
+  }
+
+  // Whether the innermost open container is the taker's array: each frame on the way is the
+  // object member or array the taker's path names.
+  bool TakerArrayIsOpen() const {
+    if (!frames_.back().container->is_array()) return false;
+    for (std::size_t i = 0; i < taker_->path.size(); ++i) {
+      const Frame& frame = frames_[i];
+      if (taker_->path[i] == "*") {
+        if (!frame.container->is_array()) return false;
+      } else if (!frame.container->is_object() || frame.key == nullptr ||
+                 *frame.key != taker_->path[i]) {
+        return false;
+      }
+    }
     return true;
   }
 
@@ -189,6 +220,7 @@ class StrictSax {
   std::string field_;
   std::string origin_;
   const JsonLimits& limits_;
+  const JsonArrayTaker* taker_;
   std::vector<Frame> frames_;
   json* member_ = nullptr;  // the object member whose value comes next
 };
@@ -203,18 +235,32 @@ InvalidArgument InputTooLong(std::string_view field, std::string_view origin,
                              " bytes for this input");
 }
 
-json ParseJson(std::string_view text, std::string_view field, std::string_view origin,
-               const JsonLimits& limits) {
+namespace {
+
+json Parse(std::string_view text, std::string_view field, std::string_view origin,
+           const JsonLimits& limits, const JsonArrayTaker* taker) {
   if (text.size() > limits.max_bytes) {
     // The text may be the first max_bytes + 1 bytes of a longer input (a reader stops there).
     throw InputTooLong(field, origin, limits.max_bytes);
   }
   json root;
-  StrictSax sax(root, field, origin, limits);
+  StrictSax sax(root, field, origin, limits, taker);
   // Strict: one value, nothing but whitespace after it. Comments are not JSON.
   (void)json::sax_parse(text.begin(), text.end(), &sax, json::input_format_t::json,
                         /*strict=*/true, /*ignore_comments=*/false);
   return root;
+}
+
+}  // namespace
+
+json ParseJson(std::string_view text, std::string_view field, std::string_view origin,
+               const JsonLimits& limits) {
+  return Parse(text, field, origin, limits, nullptr);
+}
+
+json ParseJsonTaking(std::string_view text, std::string_view field, std::string_view origin,
+                     const JsonLimits& limits, const JsonArrayTaker& taker) {
+  return Parse(text, field, origin, limits, &taker);
 }
 
 std::string JsonPathKey(std::string_view path, std::string_view key) {

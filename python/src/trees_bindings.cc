@@ -198,18 +198,14 @@ void BindTrees(py::module_& m) {
   py::class_<trees::Model>(m, "Model", "A trained model (DESIGN.md §6), as `rdpkit train` writes")
       .def_static(
           "from_json_text",
-          [](const std::string& text) {
-            return trees::Model::FromJson(ParseJson(text, "model", "JSON text"));
-          },
+          [](const std::string& text) { return trees::Model::Parse(text, "JSON text"); },
           py::arg("text"))
       .def_static("load", &trees::Model::Load, py::arg("path"))
       .def("save", &trees::Model::Save, py::arg("path"))
       .def("to_json_text", &trees::Model::ToText)
       // Pickled as the model file's text (the estimators pickle with it).
       .def(py::pickle([](const trees::Model& model) { return model.ToText(); },
-                      [](const std::string& text) {
-                        return trees::Model::FromJson(ParseJson(text, "model", "pickle"));
-                      }))
+                      [](const std::string& text) { return trees::Model::Parse(text, "pickle"); }))
       .def("predict", &PredictArrays, py::arg("X"))
       .def_property_readonly("privacy_json",
                              [](const trees::Model& model) { return model.privacy.dump(); })

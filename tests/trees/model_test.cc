@@ -11,6 +11,7 @@
 #include <random>
 
 #include "rdpkit/accountant/errors.h"
+#include "rdpkit/accountant/json_input.h"
 #include "softmax.h"
 #include "trees_test_util.h"
 
@@ -396,6 +397,60 @@ TEST(ModelFile, RejectsBrokenTrees) {
               HasSubstr("trees[0].nodes[1].leaf"));
   EXPECT_THAT(LoadError(Mutated([](auto& j) { j["feature_names"][1] = "x0"; })),
               HasSubstr("feature_names[1]"));
+}
+
+// Model::Parse reads the nodes while it parses; it must give FromJson(ParseJson(text))'s model, or
+// its refusal, including which of two faults is reported.
+std::string Outcome(const std::function<Model()>& read) {
+  try {
+    return read().ToText();
+  } catch (const InvalidArgument& error) {
+    return std::string("refused: ") + error.what();
+  }
+}
+
+TEST(ModelFile, ParseGivesFromJsonsModelOrRefusal) {
+  std::vector<std::string> texts = {
+      SampleModel().ToText(),
+      Mutated([](auto& j) { j["trees"][1]["nodes"][0]["feature"] = -3; }),
+      Mutated([](auto& j) { j["trees"][0]["nodes"][1]["leaf"] = "x"; }),
+      Mutated([](auto& j) { j["trees"][0]["nodes"][2]["surplus"] = 1; }),
+      Mutated([](auto& j) { j["trees"][0]["nodes"][0] = 7; }),
+      Mutated([](auto& j) {
+        j["trees"][1]["nodes"][0] = nlohmann::json::array({1, 2});
+      }),
+      // Two faults: the one FromJson meets first is reported.
+      Mutated([](auto& j) {
+        j["trees"][1]["nodes"][0]["threshold"] = "x";
+        j["version"] = 2;
+      }),
+      Mutated([](auto& j) {
+        j["trees"][1]["nodes"][0]["threshold"] = "x";
+        j["trees"][0]["nodes"][2]["right"] = 9;
+      }),
+      Mutated([](auto& j) {
+        j["trees"][0]["nodes"][1]["leaf"] = "x";
+        j["trees"][1]["nodes"][0]["feature"] = -3;
+      }),
+      // Arrays of the same names elsewhere are not nodes.
+      Mutated([](auto& j) {
+        j["config"]["trees"] = {{{"nodes", {1, {{"leaf", 2}}}}}};
+      }),
+      Mutated([](auto& j) {
+        j["trees"][0] = {{"nodes", {{{"leaf", 1}}}}, {"extra", {{"nodes", {3}}}}};
+      }),
+      Mutated([](auto& j) {
+        j["trees"] = {{"nodes", {{{"leaf", 1}}}}};
+      }),
+  };
+  for (const std::string& text : texts) {
+    SCOPED_TRACE(text.substr(0, 300));
+    const std::string expected =
+        Outcome([&] { return Model::FromJson(ParseJson(text, "model", "JSON text")); });
+    EXPECT_EQ(Outcome([&] { return Model::Parse(text, "JSON text"); }), expected);
+  }
+  EXPECT_EQ(Outcome([&] { return Model::Parse(texts[0], "JSON text"); }), texts[0]);
+  EXPECT_THAT(Outcome([&] { return Model::Parse(texts[6], "JSON text"); }), HasSubstr("version"));
 }
 
 TEST(Tree, ValidateCatchesAHandBuiltCycle) {

@@ -8,11 +8,14 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <set>
+#include <stdexcept>
 #include <string>
 
 #include "config_keys.h"
 #include "forest_margins.h"
+#include "model_nodes.h"
 #include "rdpkit/accountant/errors.h"
 #include "rdpkit/accountant/json_input.h"
 #include "rdpkit/trees/file_output.h"
@@ -27,24 +30,11 @@ namespace {
 constexpr const char* kFormat = "rdpkit-model";
 constexpr int kVersion = 1;
 
-std::string NodeField(int tree, std::size_t node, const char* key = nullptr) {
-  std::string field = "trees[" + std::to_string(tree) + "].nodes[" + std::to_string(node) + "]";
-  if (key != nullptr) field += std::string(".") + key;
-  return field;
-}
-
 const nlohmann::json& Member(const nlohmann::json& object, const char* key,
                              const std::string& field) {
   const auto it = object.find(key);
   if (it == object.end()) throw InvalidArgument(field, "missing");
   return *it;
-}
-
-double FiniteNumber(const nlohmann::json& value, const std::string& field) {
-  if (!value.is_number()) throw InvalidArgument(field, value.dump(), "the finite numbers");
-  const double number = value.get<double>();
-  Require(std::isfinite(number), field, number, "the finite numbers");
-  return number;
 }
 
 // "n_classes" and "classes" of a model file: required by a multiclass objective (the rules of a
@@ -62,65 +52,6 @@ void ReadModelClasses(const nlohmann::json& json, Model& model) {
   internal::ReadClasses(json, classes);
   model.n_classes = classes.n_classes;
   model.classes = classes.classes;
-}
-
-int Index(const nlohmann::json& value, const std::string& field) {
-  if (!value.is_number_integer() || value.get<long long>() < -1 ||
-      value.get<long long>() > (1LL << 30)) {
-    throw InvalidArgument(field, value.dump(), "node indices (integers >= -1)");
-  }
-  return value.get<int>();
-}
-
-// Node JSON: a leaf is {"leaf": value}; a split is
-// {"feature": f, "threshold": t, "default_left": b, "left": i, "right": j}.
-nlohmann::json NodeToJson(const Node& node) {
-  if (node.is_leaf()) return {{"leaf", node.value}};
-  return {{"feature", node.feature},
-          {"threshold", node.threshold},
-          {"default_left", node.default_left},
-          {"left", node.left},
-          {"right", node.right}};
-}
-
-Node NodeFromJson(const nlohmann::json& json, int tree, std::size_t index) {
-  const std::string field = NodeField(tree, index);
-  if (!json.is_object()) throw InvalidArgument(field, "must be a JSON object");
-  Node node;
-  if (json.contains("leaf")) {
-    if (json.size() != 1) {
-      throw InvalidArgument(field, "a leaf has exactly one key, \"leaf\"; got " + json.dump());
-    }
-    node.value = FiniteNumber(json["leaf"], NodeField(tree, index, "leaf"));
-    return node;
-  }
-  for (const auto& item : json.items()) {
-    const std::string& key = item.key();
-    if (key != "feature" && key != "threshold" && key != "default_left" && key != "left" &&
-        key != "right") {
-      throw InvalidArgument(JsonPathKey(field, key), "unknown key in a split node");
-    }
-  }
-  const auto& feature = Member(json, "feature", NodeField(tree, index, "feature"));
-  if (!feature.is_number_integer() || feature.get<long long>() < 0 ||
-      feature.get<long long>() > (1LL << 30)) {
-    throw InvalidArgument(NodeField(tree, index, "feature"), feature.dump(),
-                          "feature indices (integers >= 0)");
-  }
-  node.feature = feature.get<int>();
-  node.threshold = FiniteNumber(Member(json, "threshold", NodeField(tree, index, "threshold")),
-                                NodeField(tree, index, "threshold"));
-  const auto& default_left = Member(json, "default_left", NodeField(tree, index, "default_left"));
-  if (!default_left.is_boolean()) {
-    throw InvalidArgument(NodeField(tree, index, "default_left"), default_left.dump(),
-                          "{true, false}");
-  }
-  node.default_left = default_left.get<bool>();
-  node.left =
-      Index(Member(json, "left", NodeField(tree, index, "left")), NodeField(tree, index, "left"));
-  node.right = Index(Member(json, "right", NodeField(tree, index, "right")),
-                     NodeField(tree, index, "right"));
-  return node;
 }
 
 }  // namespace
@@ -161,30 +92,32 @@ void Tree::Validate(int n_features, int tree_index) const {
     const Node& node = nodes[i];
     if (node.is_leaf()) {
       if (node.feature != -1) {
-        throw InvalidArgument(NodeField(tree_index, i, "feature"), std::to_string(node.feature),
+        throw InvalidArgument(internal::NodeField(tree_index, i, "feature"),
+                              std::to_string(node.feature),
                               "[0, " + std::to_string(n_features) + ") or -1 for a leaf");
       }
-      Require(std::isfinite(node.value), NodeField(tree_index, i, "leaf"), node.value,
+      Require(std::isfinite(node.value), internal::NodeField(tree_index, i, "leaf"), node.value,
               "the finite numbers");
       continue;
     }
     if (node.feature >= n_features) {
-      throw InvalidArgument(NodeField(tree_index, i, "feature"), std::to_string(node.feature),
+      throw InvalidArgument(internal::NodeField(tree_index, i, "feature"),
+                            std::to_string(node.feature),
                             "[0, " + std::to_string(n_features) + ") (the model has " +
                                 std::to_string(n_features) + " features)");
     }
-    Require(std::isfinite(node.threshold), NodeField(tree_index, i, "threshold"), node.threshold,
-            "the finite numbers");
+    Require(std::isfinite(node.threshold), internal::NodeField(tree_index, i, "threshold"),
+            node.threshold, "the finite numbers");
     for (const auto& [key, child] :
          {std::pair{"left", node.left}, std::pair{"right", node.right}}) {
       if (child < 1 || child >= n_nodes) {
         throw InvalidArgument(
-            NodeField(tree_index, i, key), std::to_string(child),
+            internal::NodeField(tree_index, i, key), std::to_string(child),
             "[1, " + std::to_string(n_nodes - 1) + "] (node indices; 0 is the root)");
       }
       const auto c = static_cast<std::size_t>(child);
       if (seen[c]) {
-        throw InvalidArgument(NodeField(tree_index, i, key),
+        throw InvalidArgument(internal::NodeField(tree_index, i, key),
                               "node " + std::to_string(child) +
                                   " is reached twice (a cycle or a shared node; trees are trees)");
       }
@@ -194,7 +127,7 @@ void Tree::Validate(int n_features, int tree_index) const {
   }
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     if (!seen[i]) {
-      throw InvalidArgument(NodeField(tree_index, i), "is not reachable from the root");
+      throw InvalidArgument(internal::NodeField(tree_index, i), "is not reachable from the root");
     }
   }
 }
@@ -303,18 +236,10 @@ std::vector<double> Model::Predict(const Dataset& data) const {
   return predictions;
 }
 
-namespace {
-nlohmann::json TreeToJson(const Tree& tree) {
-  nlohmann::json node_list = nlohmann::json::array();
-  for (const Node& node : tree.nodes) node_list.push_back(NodeToJson(node));
-  return {{"nodes", std::move(node_list)}};
-}
-}  // namespace
-
 nlohmann::json Model::ToJson(bool with_trees) const {
   nlohmann::json tree_list = nlohmann::json::array();
   if (with_trees) {
-    for (const Tree& tree : trees) tree_list.push_back(TreeToJson(tree));
+    for (const Tree& tree : trees) tree_list.push_back(internal::TreeToJson(tree));
   }
   nlohmann::json json = {{"format", kFormat},
                          {"version", kVersion},
@@ -333,7 +258,10 @@ nlohmann::json Model::ToJson(bool with_trees) const {
   return json;
 }
 
-Model Model::FromJson(const nlohmann::json& json) {
+namespace {
+
+// FromJson; with taken, the nodes come from there (the document's node arrays hold nulls).
+Model FromJsonTaken(const nlohmann::json& json, internal::TakenNodes* taken) {
   if (!json.is_object()) throw InvalidArgument("model", "not a JSON object");
   const auto format = json.find("format");
   if (format == json.end() || *format != kFormat) {
@@ -366,7 +294,7 @@ Model Model::FromJson(const nlohmann::json& json) {
   }
   model.objective = *parsed;
   ReadModelClasses(json, model);
-  model.base_score = FiniteNumber(Member(json, "base_score", "base_score"), "base_score");
+  model.base_score = internal::FiniteNumber(Member(json, "base_score", "base_score"), "base_score");
 
   const auto& names = Member(json, "feature_names", "feature_names");
   if (!names.is_array() || names.empty()) {
@@ -394,9 +322,17 @@ Model Model::FromJson(const nlohmann::json& json) {
     }
     Tree tree;
     const auto& nodes = trees[t]["nodes"];
-    tree.nodes.reserve(nodes.size());
-    for (std::size_t i = 0; i < nodes.size(); ++i) {
-      tree.nodes.push_back(NodeFromJson(nodes[i], static_cast<int>(t), i));
+    if (taken != nullptr) {
+      if (taken->error && taken->error_tree == t) throw *taken->error;
+      if (t < taken->trees.size()) tree.nodes = std::move(taken->trees[t]);
+      if (tree.nodes.size() != nodes.size()) {
+        throw std::logic_error("model: the nodes taken while parsing do not match the document");
+      }
+    } else {
+      tree.nodes.reserve(nodes.size());
+      for (std::size_t i = 0; i < nodes.size(); ++i) {
+        tree.nodes.push_back(internal::NodeFromJson(nodes[i], static_cast<int>(t), i));
+      }
     }
     tree.Validate(n_features, static_cast<int>(t));
     model.trees.push_back(std::move(tree));
@@ -433,92 +369,9 @@ Model Model::FromJson(const nlohmann::json& json) {
   return model;
 }
 
-namespace {
-
-// A double as JSON text in nlohmann::json's layout (the shortest digits that read back to the same
-// double, std::to_chars, placed as nlohmann's dtoa places them: fixed notation with ".0" for
-// decimal exponents in (−4, 15], otherwise d.ddde±XX), so that the trees read like the rest of the
-// file. Non-finite values are written as null, as nlohmann::json writes them.
-void AppendDouble(std::string& out, double value) {
-  if (!std::isfinite(value)) {
-    out += "null";
-    return;
-  }
-  char buffer[64];
-  const auto result =
-      std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::scientific);
-  RDPKIT_CHECK(result.ec == std::errc());
-  const std::string_view text(buffer, static_cast<std::size_t>(result.ptr - buffer));
-  const std::size_t e = text.find('e');
-  std::string_view mantissa = text.substr(0, e);
-  if (!mantissa.empty() && mantissa.front() == '-') {
-    out += '-';
-    mantissa.remove_prefix(1);
-  }
-  char digit_buffer[32];  // d.ddd without the point (≤ 17 digits; no allocation per number)
-  std::size_t count = 0;
-  for (char c : mantissa) {
-    if (c != '.') digit_buffer[count++] = c;
-  }
-  const std::string_view digits(digit_buffer, count);
-  int exponent = 0;
-  std::from_chars(text.data() + e + 1 + (text[e + 1] == '+' ? 1 : 0), text.data() + text.size(),
-                  exponent);
-  const int k = static_cast<int>(digits.size());
-  const int n = exponent + 1;  // the value is 0.digits × 10^n
-  if (k <= n && n <= 15) {
-    out += digits;
-    out.append(static_cast<std::size_t>(n - k), '0');
-    out += ".0";
-  } else if (0 < n && n <= 15) {
-    out.append(digits, 0, static_cast<std::size_t>(n));
-    out += '.';
-    out.append(digits, static_cast<std::size_t>(n), std::string::npos);
-  } else if (-4 < n && n <= 0) {
-    out += "0.";
-    out.append(static_cast<std::size_t>(-n), '0');
-    out += digits;
-  } else {
-    out += digits[0];
-    if (k > 1) {
-      out += '.';
-      out.append(digits, 1, std::string::npos);
-    }
-    out += 'e';
-    const int shown = n - 1;
-    out += shown < 0 ? '-' : '+';
-    const int magnitude = shown < 0 ? -shown : shown;
-    if (magnitude < 10) out += '0';
-    out += std::to_string(magnitude);
-  }
-}
-
-// TreeToJson(tree).dump() without building the JSON tree (keys in nlohmann's sorted order).
-void AppendTree(std::string& out, const Tree& tree) {
-  out += "{\"nodes\":[";
-  for (std::size_t i = 0; i < tree.nodes.size(); ++i) {
-    const Node& node = tree.nodes[i];
-    if (i > 0) out += ',';
-    if (node.is_leaf()) {
-      out += "{\"leaf\":";
-      AppendDouble(out, node.value);
-    } else {
-      out += node.default_left ? "{\"default_left\":true,\"feature\":"
-                               : "{\"default_left\":false,\"feature\":";
-      out += std::to_string(node.feature);
-      out += ",\"left\":";
-      out += std::to_string(node.left);
-      out += ",\"right\":";
-      out += std::to_string(node.right);
-      out += ",\"threshold\":";
-      AppendDouble(out, node.threshold);
-    }
-    out += '}';
-  }
-  out += "]}";
-}
-
 }  // namespace
+
+Model Model::FromJson(const nlohmann::json& json) { return FromJsonTaken(json, nullptr); }
 
 std::string Model::ToText() const {
   // The JSON of ToJson() + "\n", with the trees written directly: a JSON tree of the whole model
@@ -545,7 +398,7 @@ std::string Model::ToText() const {
   text.reserve(head.size() + 64 * nodes);
   for (std::size_t t = 0; t < trees.size(); ++t) {
     if (t > 0) text += ',';
-    AppendTree(text, trees[t]);
+    internal::AppendTree(text, trees[t]);
   }
   text += ']';
   text.append(head, at + marker.size(), std::string::npos);
@@ -566,14 +419,23 @@ void Model::Save(const std::string& path) const {
   WriteFileAtomically(path, text, "out");
 }
 
+Model Model::Parse(std::string_view text, const std::string& origin) {
+  internal::TakenNodes taken;
+  const nlohmann::json json =
+      ParseJsonTaking(text, "model", origin, {}, internal::NodeTaker(taken));
+  return FromJsonTaken(json, &taken);
+}
+
 Model Model::Load(const std::string& path) {
   const std::string text =
       internal::ReadDocumentText(path, "model", internal::kMaxModelBytes, "a model file");
   // Strict: duplicate keys, 1e999, invalid UTF-8, trailing text are refused (json_input.h).
-  const nlohmann::json json =
-      ParseJson(text, "model", "model file \"" + Abbreviate(path) + "\" (corrupt or truncated?)");
+  internal::TakenNodes taken;
+  const nlohmann::json json = ParseJsonTaking(
+      text, "model", "model file \"" + Abbreviate(path) + "\" (corrupt or truncated?)", {},
+      internal::NodeTaker(taken));
   try {
-    return FromJson(json);
+    return FromJsonTaken(json, &taken);
   } catch (const InvalidArgument& error) {
     throw InvalidArgument("model", "\"" + path + "\": " + error.what());
   }

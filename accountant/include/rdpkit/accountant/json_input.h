@@ -14,9 +14,11 @@
 #define RDPKIT_ACCOUNTANT_JSON_INPUT_H_
 
 #include <cstddef>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "rdpkit/accountant/errors.h"
 
@@ -39,6 +41,22 @@ inline constexpr JsonLimits kEventJsonLimits{/*max_depth=*/2 * 64 + 2,
 // ("file \"x.json\"", "standard input"), may be empty.
 [[nodiscard]] nlohmann::json ParseJson(std::string_view text, std::string_view field,
                                        std::string_view origin = {}, const JsonLimits& limits = {});
+
+// Takes the elements of one array of a document as they are parsed, so that a large array (a
+// model's tree nodes) is never held as JSON. path: the keys from the root to the array, "*" for
+// an index of an array on the way ({"trees", "*", "nodes"}: the nodes array of every tree).
+// take(indices, element) receives each element as soon as it is complete: indices holds the index
+// of each "*" and then the element's own. The element is then left as null in the document.
+struct JsonArrayTaker {
+  std::vector<std::string> path;
+  std::function<void(const std::vector<std::size_t>& indices, nlohmann::json&& element)> take;
+};
+
+// ParseJson, with the elements of taker.path handed to taker.take instead of kept. Strictness,
+// limits and messages are ParseJson's.
+[[nodiscard]] nlohmann::json ParseJsonTaking(std::string_view text, std::string_view field,
+                                             std::string_view origin, const JsonLimits& limits,
+                                             const JsonArrayTaker& taker);
 
 // ParseJson's refusal of an input longer than max_bytes, for a reader that knows the size of a
 // file before reading it.

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "rdpkit/trees/config.h"
@@ -102,6 +103,10 @@ struct Model {
   std::string ToText() const;
   // Atomic: written to a temporary file in the same folder, then renamed over path.
   void Save(const std::string& path) const;
+  // FromJson of a model file's text (origin names it in a JSON error: "JSON text"). The tree nodes
+  // are read as the parser meets them, never held as JSON (a model of 10^5 nodes is mostly nodes):
+  // the same models and the same refusals as FromJson(ParseJson(text)).
+  static Model Parse(std::string_view text, const std::string& origin);
   // Errors (unreadable, truncated, not JSON, foreign) are InvalidArgument naming "model".
   static Model Load(const std::string& path);
 };
