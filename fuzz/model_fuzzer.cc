@@ -1,15 +1,19 @@
 // Model files (DESIGN.md §6) as `rdpkit predict` reads them: trees::Model::Load from a file (the
 // input is written to tmpfs first; Load takes a path), then a prediction on a tiny dataset with
 // the model's features. A model that loads must write itself back (ToText) to text that loads to
-// the same model, and predict one value per row.
+// the same model, and predict one value per row. Model::Parse, which reads the nodes as the parser
+// meets them, must refuse with FromJson(ParseJson(text))'s message or give its model.
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <string>
 #include <vector>
 
 #include "fuzz_util.h"
+#include "rdpkit/accountant/errors.h"
+#include "rdpkit/accountant/json_input.h"
 #include "rdpkit/trees/data.h"
 #include "rdpkit/trees/model.h"
 
@@ -38,11 +42,28 @@ Dataset TinyDataset(const Model& model) {
   return data;
 }
 
+// The outcome of reading text one way: the model's text, or the refusal.
+std::string Outcome(const std::function<Model()>& read) {
+  try {
+    return read().ToText();
+  } catch (const rdpkit::InvalidArgument& error) {
+    return std::string("refused: ") + error.what();
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static const rdpkit::fuzz::TempFile file("model");
-  const std::string& path = file.Write(rdpkit::fuzz::AsText(data, size));
+  const std::string_view text = rdpkit::fuzz::AsText(data, size);
+  const std::string& path = file.Write(text);
+  const std::string streamed = Outcome([&] { return Model::Parse(text, "fuzz"); });
+  const std::string from_dom =
+      Outcome([&] { return Model::FromJson(rdpkit::ParseJson(text, "model", "fuzz")); });
+  if (streamed != from_dom) {
+    rdpkit::fuzz::Fail("Parse differs from FromJson(ParseJson)",
+                       streamed.substr(0, 500) + " / " + from_dom.substr(0, 500));
+  }
   rdpkit::fuzz::RefusalsAllowed([&] {
     const Model model = Model::Load(path);
 
