@@ -1,4 +1,5 @@
 // rdpkit predict: model + CSV → CSV of predictions (DESIGN.md §3).
+#include <algorithm>
 #include <charconv>
 #include <limits>
 #include <memory>
@@ -113,6 +114,15 @@ int RunPredict(const PredictArgs& args, std::ostream& out) {
   const trees::Model model = trees::Model::Load(args.model);
   if (args.labels && trees::TaskOfObjective(model.objective) == trees::Task::kRegression) {
     throw InvalidArgument("labels", "given for a regression model (binary and multiclass only)");
+  }
+  // A class column headed "label" beside the --labels column would give the CSV two columns of
+  // that name, and a reader would take one for the other.
+  if (args.labels &&
+      std::find(model.classes.begin(), model.classes.end(), "label") != model.classes.end()) {
+    throw InvalidArgument("labels",
+                          "a class of the model is named \"label\", the name of the column "
+                          "--labels adds (its probability column is headed \"label\" too): "
+                          "predict without --labels, or rename the class in the schema");
   }
   // --out: each part's lines go to the temporary file as they are made (bounded memory), which
   // appears whole only once every row was read. Standard output gets the whole CSV at the end,

@@ -90,6 +90,15 @@ TEST(MulticlassCommands, PredictWritesOneColumnPerClassAndLabelsTheArgmax) {
   std::ostringstream indices;
   EXPECT_EQ(RunPredict({.model = bands.model, .data = bands.data, .labels = true}, indices), 0);
   EXPECT_THAT(indices.str(), ::testing::MatchesRegex("p0,p1,p2,label\n([^\n]*,[012]\n)+"));
+  // A class named "label" would head a second "label" column: refused, with the way out.
+  bands.Train(R"({"task": "multiclass", "n_classes": 3, "classes": ["low", "label", "high"],
+      "features": [{"name": "x", "min": 0, "max": 1}]})");
+  std::ostringstream refused;
+  EXPECT_THAT(
+      [&] { RunPredict({.model = bands.model, .data = bands.data, .labels = true}, refused); },
+      ThrowsMessage<InvalidArgument>(HasSubstr("predict without --labels")));
+  EXPECT_EQ(RunPredict({.model = bands.model, .data = bands.data}, refused), 0);
+  EXPECT_THAT(refused.str(), StartsWith("low,label,high\n"));
 }
 
 TEST(MulticlassCommands, EvaluateReportsTheLibraryMetrics) {
