@@ -109,6 +109,7 @@ TEST(OutputFiles, AnOutputThatIsAnInputOrTheOtherOutputIsRefusedBeforeReading) {
 
 TEST(InputFiles, EndlessLinesAndOversizedDocumentsAreRefusedAtTheirLimit) {
   const Files files;
+  ASSERT_EQ(Train(files.Args()), 0);
   TrainArgs args = files.Args();
   args.data = "/dev/zero";  // one endless line
   EXPECT_THAT([&] { Train(args); },
@@ -131,6 +132,45 @@ TEST(InputFiles, EndlessLinesAndOversizedDocumentsAreRefusedAtTheirLimit) {
   std::filesystem::resize_file(big, trees::internal::kMaxModelBytes + 1);
   EXPECT_THAT([&] { (void)trees::Model::Load(big); },
               ThrowsMessage<InvalidArgument>(HasSubstr("is longer than 1024 MiB, the limit")));
+  // A line that ends past the limit is refused too, however it ends, by the readers in blocks as
+  // by the reader of a whole file; a line of exactly the limit is read.
+  for (const std::size_t length :
+       {trees::internal::kMaxLineBytes, trees::internal::kMaxLineBytes + 1}) {
+    SCOPED_TRACE(length);
+    const std::string long_line = files.dir.Write(
+        "long.csv", "x,z,label\n0.5,1,1\n0.5" + std::string(length - 7, ' ') + ",1,1\n0.5,2,0\n");
+    const bool refused = length > trees::internal::kMaxLineBytes;
+    auto blocks = trees::internal::BlockSource::OfFile(long_line);
+    std::string_view block;
+    std::size_t bytes = 0;
+    const auto read_all = [&] {
+      while (blocks.Next(block)) bytes += block.size();
+    };
+    if (refused) {
+      EXPECT_THAT(read_all,
+                  ThrowsMessage<InvalidArgument>(HasSubstr("has a line longer than 64 MiB")));
+      TrainArgs long_args = files.Args();
+      long_args.data = long_line;
+      EXPECT_THAT([&] { Train(long_args); },
+                  ThrowsMessage<InvalidArgument>(HasSubstr("has a line longer than 64 MiB")));
+      EXPECT_THAT([&] { (void)RunPredict({.model = files.model, .data = long_line}, out); },
+                  ThrowsMessage<InvalidArgument>(HasSubstr("has a line longer than 64 MiB")));
+    } else {
+      read_all();
+      EXPECT_EQ(bytes, std::filesystem::file_size(long_line));
+    }
+  }
+  std::filesystem::remove(files.dir.File("long.csv"));
+  // A folder given as data is named as one.
+  EXPECT_THAT(
+      [&] {
+        (void)trees::LoadCsv(files.dir.path().string(),
+                             trees::Schema::FromJson(nlohmann::json::parse(kSchema)));
+      },
+      ThrowsMessage<InvalidArgument>(HasSubstr("is a directory, not a file")));
+  EXPECT_THAT(
+      [&] { (void)RunPredict({.model = files.model, .data = files.dir.path().string()}, out); },
+      ThrowsMessage<InvalidArgument>(HasSubstr("is a directory, not a file")));
   // The same read of a line just under the limit goes on.
   EXPECT_EQ(trees::internal::AfterLastNewline("ab\ncd\nef", 4, 99), 6u);
   EXPECT_EQ(trees::internal::AfterLastNewline("ab\ncd", 3, 99), 99u);

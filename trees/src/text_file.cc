@@ -24,6 +24,11 @@ std::string Quoted(const std::string& path) {
 File Open(const std::string& path, const std::string& field) {
   File file(std::fopen(path.c_str(), "rb"));
   if (!file) throw InvalidArgument(field, "cannot open file " + Quoted(path));
+  // A folder opens for reading on Linux, and its "size" is no size to reserve.
+  struct stat info {};
+  if (fstat(fileno(file.get()), &info) == 0 && S_ISDIR(info.st_mode)) {
+    throw InvalidArgument(field, Quoted(path) + " is a directory, not a file");
+  }
   return file;
 }
 
@@ -112,8 +117,7 @@ BlockSource BlockSource::OfText(std::string_view text, std::size_t block_bytes) 
 
 BlockSource BlockSource::OfFile(const std::string& path, std::size_t block_bytes) {
   BlockSource blocks;
-  blocks.file_.reset(std::fopen(path.c_str(), "rb"));
-  if (blocks.file_ == nullptr) throw InvalidArgument("data", "cannot open file " + Quoted(path));
+  blocks.file_ = Open(path, "data");
   blocks.path_ = path;
   blocks.block_bytes_ = std::max<std::size_t>(1, block_bytes);
   return blocks;
@@ -146,7 +150,9 @@ bool BlockSource::Next(std::string_view& block) {
   }
   buffer_.erase(0, consumed_);
   consumed_ = 0;
-  for (std::size_t want = block_bytes_;; want *= 2) {
+  // The buffer starts at a line start and grows until it holds a whole line, up to one byte past
+  // the longest line allowed.
+  for (std::size_t want = block_bytes_;; want = std::min(2 * want, kMaxLineBytes + 1)) {
     if (!eof_ && buffer_.size() < want) {
       const std::size_t have = buffer_.size();
       buffer_.resize(want);
@@ -160,10 +166,11 @@ bool BlockSource::Next(std::string_view& block) {
       }
     }
     if (buffer_.empty()) return false;
-    const std::size_t last = buffer_.rfind('\n');
-    if (!eof_ && last == std::string::npos && buffer_.size() > kMaxLineBytes) {
+    const std::size_t first = buffer_.find('\n');
+    if ((first == std::string::npos ? buffer_.size() : first) > kMaxLineBytes) {
       ThrowLineTooLong("data", Quoted(path_));
     }
+    const std::size_t last = buffer_.rfind('\n');
     if (eof_ || last != std::string::npos) {
       consumed_ = eof_ ? buffer_.size() : last + 1;
       block = std::string_view(buffer_).substr(0, consumed_);
