@@ -96,8 +96,10 @@ void Tree::Validate(int n_features, int tree_index) const {
                               std::to_string(node.feature),
                               "[0, " + std::to_string(n_features) + ") or -1 for a leaf");
       }
-      Require(std::isfinite(node.value), internal::NodeField(tree_index, i, "leaf"), node.value,
-              "the finite numbers");
+      if (!std::isfinite(node.value)) {  // the field's name only for a refusal (large models)
+        Require(false, internal::NodeField(tree_index, i, "leaf"), node.value,
+                "the finite numbers");
+      }
       continue;
     }
     if (node.feature >= n_features) {
@@ -106,8 +108,10 @@ void Tree::Validate(int n_features, int tree_index) const {
                             "[0, " + std::to_string(n_features) + ") (the model has " +
                                 std::to_string(n_features) + " features)");
     }
-    Require(std::isfinite(node.threshold), internal::NodeField(tree_index, i, "threshold"),
-            node.threshold, "the finite numbers");
+    if (!std::isfinite(node.threshold)) {
+      Require(false, internal::NodeField(tree_index, i, "threshold"), node.threshold,
+              "the finite numbers");
+    }
     for (const auto& [key, child] :
          {std::pair{"left", node.left}, std::pair{"right", node.right}}) {
       if (child < 1 || child >= n_nodes) {
