@@ -9,10 +9,12 @@
 #include <random>
 #include <string>
 
+#include "rdpkit/accountant/json_input.h"
 #include "rdpkit/trees/accounting.h"
 #include "rdpkit/trees/binned_csv.h"
 #include "rdpkit/trees/config.h"
 #include "rdpkit/trees/data.h"
+#include "rdpkit/trees/model.h"
 #include "rdpkit/trees/train.h"
 
 namespace {
@@ -120,6 +122,34 @@ void BM_Predict_Synthetic50k1000Trees(benchmark::State& state) {
                          benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_Predict_Synthetic50k1000Trees)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// Reading a model file's text: the same 1000 trees of depth 6 (6.6 MB of JSON) through
+// Model::Parse, which reads each node as the parser meets it (what `rdpkit predict` and the Python
+// package load), and through the JSON tree of the whole file (FromJson(ParseJson)), for contrast.
+const std::string& Synthetic1000TreesText() {
+  rdpkit::trees::TrainOptions options;
+  options.progress = false;
+  static const std::string text =
+      rdpkit::trees::Train(Synthetic50k(), TrConfig(1), options).ToText();
+  return text;
+}
+void BM_ModelParse_1000Trees(benchmark::State& state) {
+  const std::string& text = Synthetic1000TreesText();
+  for (auto _ : state) {
+    auto model = rdpkit::trees::Model::Parse(text, "bench");
+    benchmark::DoNotOptimize(model);
+  }
+  state.counters["MB"] = static_cast<double>(text.size()) / 1e6;
+}
+BENCHMARK(BM_ModelParse_1000Trees)->Unit(benchmark::kMillisecond)->UseRealTime();
+void BM_ModelFromJsonTree_1000Trees(benchmark::State& state) {
+  const std::string& text = Synthetic1000TreesText();
+  for (auto _ : state) {
+    auto model = rdpkit::trees::Model::FromJson(rdpkit::ParseJson(text, "model", "bench"));
+    benchmark::DoNotOptimize(model);
+  }
+}
+BENCHMARK(BM_ModelFromJsonTree_1000Trees)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // Calibration alone: σ for 1000 Gaussian leaf queries at ε = 1, δ = 1/3220.
 void BM_Plan_Calibrate1000LeafQueries(benchmark::State& state) {
