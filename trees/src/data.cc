@@ -355,19 +355,12 @@ Dataset DatasetOfTable(RawTable& table, const Schema& schema, const LoadOptions&
 
 Dataset ParseCsv(std::string_view text, const Schema& schema, const LoadOptions& options,
                  const std::string& source) {
-  if (schema.features.empty()) throw InvalidArgument("schema", "has no features");
-  internal::HeaderColumns columns;
-  auto targets_of_header = [&](const std::vector<std::string>& header) {
-    columns = internal::MatchHeader(header, schema, options, source);
-    return columns.targets;
-  };
-  std::vector<ColumnTarget> targets;
-  internal::RawTable table = internal::ReadTable(
-      text, source, targets_of_header, targets, [&](std::size_t c, std::string_view f) {
-        return internal::BadFieldText(schema, targets[c], f);
-      });
-  if (table.lines.empty()) throw InvalidArgument("data", source + " has a header but no data rows");
-  return internal::DatasetOfTable(table, schema, options, columns, source);
+  // The reader in parts (data_parts.cc) over the whole text as one block: one part.
+  internal::BlockSource blocks = internal::BlockSource::OfText(text);
+  Dataset data;
+  internal::ReadCsvParts(blocks, source, schema, options,
+                         [&](Dataset&& part) { data = std::move(part); });
+  return data;
 }
 
 Dataset LoadCsv(const std::string& csv_path, const Schema& schema, const LoadOptions& options) {
