@@ -238,6 +238,10 @@ void AtomicFileWriter::Discard() noexcept {
   if (fd_ < 0) return;
   close(fd_);
   fd_ = -1;
+  RemoveTemporary();
+}
+
+void AtomicFileWriter::RemoveTemporary() noexcept {
   unlink(temp_.c_str());
   cleanup_.reset();
 }
@@ -259,14 +263,12 @@ void AtomicFileWriter::Commit() {
   ok = close(fd_) == 0 && ok;
   fd_ = -1;
   if (!ok) {
-    unlink(temp_.c_str());
-    cleanup_.reset();
+    RemoveTemporary();
     throw InvalidArgument(field_, "cannot write \"" + path_ + "\": " + std::strerror(write_errno));
   }
   if (std::rename(temp_.c_str(), path_.c_str()) != 0) {
     const int rename_errno = errno;
-    unlink(temp_.c_str());
-    cleanup_.reset();
+    RemoveTemporary();
     throw InvalidArgument(field_,
                           "cannot rename onto \"" + path_ + "\": " + std::strerror(rename_errno));
   }

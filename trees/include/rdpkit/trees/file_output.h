@@ -42,7 +42,8 @@ class AtomicFileWriter {
   void Commit();
 
  private:
-  void Discard() noexcept;
+  void Discard() noexcept;          // closes and removes the temporary (not committed)
+  void RemoveTemporary() noexcept;  // unlinks it and ends its signal cleanup
 
   std::string path_;
   std::string field_;
