@@ -174,12 +174,14 @@ class StrictSax {
   // A value is complete: an element of the taker's array goes to the taker.
   void ValueDone() {
     if (taker_ != nullptr && frames_.size() == taker_->path.size() + 1 && TakerArrayIsOpen()) {
-      std::vector<std::size_t> indices;
+      taken_indices_.clear();  // reused: one taken element per tree node of a model
       for (std::size_t i = 0; i <= taker_->path.size(); ++i) {
-        if (frames_[i].container->is_array()) indices.push_back(frames_[i].container->size() - 1);
+        if (frames_[i].container->is_array()) {
+          taken_indices_.push_back(frames_[i].container->size() - 1);
+        }
       }
       json& element = frames_.back().container->get_ref<json::array_t&>().back();
-      taker_->take(indices, std::move(element));
+      taker_->take(taken_indices_, std::move(element));
       element = nullptr;
     }
     MemberDone();
@@ -221,6 +223,7 @@ class StrictSax {
   std::string origin_;
   const JsonLimits& limits_;
   const JsonArrayTaker* taker_;
+  std::vector<std::size_t> taken_indices_;  // the indices handed to taker_->take
   std::vector<Frame> frames_;
   json* member_ = nullptr;  // the object member whose value comes next
 };
