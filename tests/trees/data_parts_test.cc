@@ -55,6 +55,12 @@ std::string MixedCsv(int rows, unsigned seed) {
   return csv;
 }
 
+// MixedCsv's rows without its header.
+std::string MixedRows(int rows, unsigned seed) {
+  const std::string csv = MixedCsv(rows, seed);
+  return csv.substr(csv.find('\n') + 1);
+}
+
 TEST(BlockSource, CutsTextAndFilesIntoWholeLines) {
   const std::string text = MixedCsv(200, 3) + "last line without a break";
   const testing::ScratchDir dir;
@@ -189,6 +195,65 @@ TEST(LoadCsvParts, RefusesAFaultWithLoadCsvsMessage) {
       EXPECT_EQ(Refusal([&] { (void)ReadInParts(path, block_bytes, schema); }), expected);
     }
   }
+}
+
+// With two faults in a file the parts report the one the whole text read at once reports
+// (ParseCsv, one block): a field that is no number before any bad code or label, a bad code
+// before a bad label, and of two of a kind the earlier. Whichever comes first in the file, and
+// whether the two share a block or not.
+TEST(LoadCsvParts, RefusesAFileWithTwoFaultsAsTheWholeTextIsRefused) {
+  const Schema schema = PartsSchema();
+  const std::vector<std::string> faults = {
+      "red,low,0.5,abc\n",  // not a number
+      "1.5,low,0.5,1\n",    // not a code (feature c)
+      "7,low,0.5,1\n",      // a code out of range (feature c)
+      "red,,0.5,1\n",       // missing label
+      "red,5,0.5,1\n",      // a class out of range
+  };
+  std::size_t later_fault_reported = 0;
+  for (const std::string& first : faults) {
+    for (const std::string& second : faults) {
+      SCOPED_TRACE(first + second);
+      const std::string text =
+          MixedCsv(40, 13) + first + MixedRows(300, 17) + second + "green,mid,0,0\n";
+      const testing::ScratchDir dir;
+      const std::string path = dir.Write("faults.csv", text);
+      const std::string expected = Refusal([&] { (void)ParseCsv(text, schema, {}, path); });
+      ASSERT_NE(expected, "(no refusal)");
+      if (expected.find("row 41 ") == std::string::npos) ++later_fault_reported;
+      for (const std::size_t block_bytes : std::vector<std::size_t>{7, 500, 1 << 20}) {
+        EXPECT_EQ(Refusal([&] { (void)ReadInParts(path, block_bytes, schema); }),
+                  Refusal([&] { (void)ParseCsv(text, schema, {}, "\"" + path + "\""); }));
+      }
+      EXPECT_EQ(Refusal([&] { (void)LoadCsv(path, schema); }),
+                Refusal([&] { (void)ParseCsv(text, schema, {}, "\"" + path + "\""); }));
+    }
+  }
+  // The later fault is the one of 8 pairs: a bad code or label before a non-number (2 · 2), a bad
+  // label before a bad code (2 · 2).
+  EXPECT_EQ(later_fault_reported, 8u);
+}
+
+// A file of several blocks (LoadCsv reads 4 MiB at a time) is read by LoadCsv in parts and
+// appended: the values, labels and clip counts of its text read at once. Its later rows are
+// shorter than its first, so the columns reserved for the first block's bytes per row are too
+// short and grow.
+TEST(LoadCsvParts, LoadCsvAppendsTheBlocksOfALargeFile) {
+  const Schema schema = PartsSchema();
+  std::string text = MixedCsv(1, 19);
+  while (text.size() < (std::size_t{6} << 20)) {
+    text += MixedRows(20000, static_cast<unsigned>(text.size()));
+  }
+  while (text.size() < (std::size_t{9} << 20)) text += "red,low,1,2\n";
+  const testing::ScratchDir dir;
+  const std::string path = dir.Write("large.csv", text);
+  const Dataset appended = LoadCsv(path, schema);
+  const Dataset whole = ParseCsv(text, schema);
+  EXPECT_GT(whole.n_rows(), 500000u);
+  for (std::size_t f = 0; f < 3; ++f) ExpectSameValues(appended.columns[f], whole.columns[f]);
+  ExpectSameValues(appended.labels, whole.labels);
+  EXPECT_EQ(appended.clipped, whole.clipped);
+  EXPECT_EQ(appended.feature_names, whole.feature_names);
 }
 
 TEST(LoadCsvParts, RefusesEmptyFilesAndHeadersAloneAsLoadCsvDoes) {

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -105,11 +106,21 @@ void ReadTableBlock(std::string_view text, const std::string& source, Targets&& 
   }
 }
 
+// A bad code or label among a block's values, and its rank in the order LoadCsv checks a whole
+// file: the feature's schema index, or the number of features for a label. Of several blocks'
+// faults the one of the smallest rank is the whole file's, and of equal ranks the earlier block's.
+struct ValueFault {
+  std::size_t rank = 0;
+  InvalidArgument error;
+};
+
 // The Dataset of the rows of table (a whole file, or one part of it): the features in schema
 // order, each clipped into its bounds or checked for codes, and the labels checked, with errors
-// naming the rows as RowText does. The kept columns are moved out of table.
+// naming the rows as RowText does. The kept columns are moved out of table. The first fault in
+// that order is returned in `fault` (the Dataset is then incomplete).
 Dataset DatasetOfTable(RawTable& table, const Schema& schema, const LoadOptions& options,
-                       const HeaderColumns& columns, const std::string& source);
+                       const HeaderColumns& columns, const std::string& source,
+                       std::optional<ValueFault>& fault);
 
 // LoadCsvParts (data.h) over blocks (a file, or a test's tiny blocks); source names the file.
 void ReadCsvParts(BlockSource& blocks, const std::string& source, const Schema& schema,

@@ -1,9 +1,10 @@
 // Schema parsing and the CSV reader (DESIGN.md §4).
 //
-// LoadCsv loads the whole file into one buffer and reads it as one block (csv_table.h: each field
-// converted with std::from_chars straight into preallocated columns: no allocation per value, no
-// locale, no streams). Validation (bounds, codes, labels) runs afterwards column by column
-// (DatasetOfTable), for the whole file here and for each part in data_parts.cc.
+// The CSV reader reads blocks of whole lines (csv_table.h: each field converted with
+// std::from_chars straight into preallocated columns: no allocation per value, no locale, no
+// streams): ParseCsv its text as one block, LoadCsv and LoadCsvParts a file a block at a time
+// (data_parts.cc). Validation (bounds, codes, labels) runs afterwards column by column on each
+// block's rows (DatasetOfTable).
 #include "rdpkit/trees/data.h"
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <unordered_map>
@@ -328,7 +330,8 @@ HeaderColumns MatchHeader(const std::vector<std::string>& header, const Schema& 
 }
 
 Dataset DatasetOfTable(RawTable& table, const Schema& schema, const LoadOptions& options,
-                       const HeaderColumns& columns, const std::string& source) {
+                       const HeaderColumns& columns, const std::string& source,
+                       std::optional<ValueFault>& fault) {
   Dataset data;
   data.schema = schema;
   data.columns.resize(schema.features.size());
@@ -339,13 +342,23 @@ Dataset DatasetOfTable(RawTable& table, const Schema& schema, const LoadOptions&
     std::vector<double>& column =
         table.columns[static_cast<std::size_t>(columns.column_of_feature[f])];
     const auto where = [&](std::size_t row) { return RowText(source, table, row, spec.name); };
-    data.clipped[f] = ClipOrCheckColumn(spec, column, where);
+    try {
+      data.clipped[f] = ClipOrCheckColumn(spec, column, where);
+    } catch (const InvalidArgument& error) {
+      fault = ValueFault{f, error};
+      return data;
+    }
     data.columns[f] = std::move(column);
   }
   if (columns.label_column >= 0 && options.read_label) {
     std::vector<double>& labels = table.columns[static_cast<std::size_t>(columns.label_column)];
-    CheckLabels(schema, labels,
-                [&](std::size_t row) { return RowText(source, table, row, options.label); });
+    try {
+      CheckLabels(schema, labels,
+                  [&](std::size_t row) { return RowText(source, table, row, options.label); });
+    } catch (const InvalidArgument& error) {
+      fault = ValueFault{schema.features.size(), error};
+      return data;
+    }
     data.labels = std::move(labels);
   }
   return data;
@@ -361,11 +374,6 @@ Dataset ParseCsv(std::string_view text, const Schema& schema, const LoadOptions&
   internal::ReadCsvParts(blocks, source, schema, options,
                          [&](Dataset&& part) { data = std::move(part); });
   return data;
-}
-
-Dataset LoadCsv(const std::string& csv_path, const Schema& schema, const LoadOptions& options) {
-  const std::string text = internal::ReadDataText(csv_path, "data");
-  return ParseCsv(text, schema, options, "\"" + csv_path + "\"");
 }
 
 Schema SchemaFromData(const std::string& csv_path, const std::string& label, Task task) {

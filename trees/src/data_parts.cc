@@ -1,6 +1,10 @@
 // LoadCsvParts (data.h): the CSV reader of data.cc over blocks of whole lines, one part per block,
-// for prediction on files too large to hold.
+// for prediction on files too large to hold; LoadCsv appends the parts.
+#include <cstdint>
+#include <filesystem>
+#include <optional>
 #include <string>
+#include <system_error>
 #include <utility>
 #include <vector>
 
@@ -28,21 +32,67 @@ void ReadCsvParts(BlockSource& blocks, const std::string& source, const Schema& 
   TableCursor cursor;
   RawTable table;  // the header stays; each block's rows replace the last block's
   std::string_view block;
+  // The whole file's refusal, as LoadCsv gives it: a field that is no number or a ragged row
+  // (ReadTableBlock throws the file's first at once), else the bad code or label of the smallest
+  // rank in the file (csv_table.h, ValueFault). Once a block holds one, the rest of the file is
+  // still read, for a field or a smaller rank, and no part is handed on.
+  std::optional<ValueFault> fault;
   while (blocks.Next(block)) {
     table.columns.assign(table.header.size(), {});
     table.lines.clear();
     table.first_row = cursor.rows;
     ReadTableBlock(block, source, targets_of_header, targets, why_bad, cursor, table);
     if (table.lines.empty()) continue;  // the header alone, or blank lines
-    on_part(DatasetOfTable(table, schema, options, columns, source));
+    std::optional<ValueFault> block_fault;
+    Dataset part = DatasetOfTable(table, schema, options, columns, source, block_fault);
+    if (block_fault && (!fault || block_fault->rank < fault->rank)) fault = std::move(block_fault);
+    if (!fault) on_part(std::move(part));
   }
   if (!cursor.have_header) {
     throw InvalidArgument("data", source + " is empty (expected a header row)");
   }
   if (cursor.rows == 0) throw InvalidArgument("data", source + " has a header but no data rows");
+  if (fault) throw fault->error;
 }
 
 }  // namespace internal
+
+// LoadCsv's blocks: smaller than LoadCsvParts', since a block's rows as doubles (about twice its
+// bytes) are held beside the columns of the rows before.
+constexpr std::size_t kLoadBlockBytes = std::size_t{4} << 20;
+
+Dataset LoadCsv(const std::string& csv_path, const Schema& schema, const LoadOptions& options) {
+  // In parts, appended as they come: of the file's text only one block is held at a time. The
+  // columns are reserved for the rows a regular file's size promises at the first part's bytes
+  // per row, so that they are not grown by doubling (up to twice the data); a wrong guess is only
+  // slower.
+  std::error_code no_size;
+  const std::uintmax_t file_bytes = std::filesystem::is_regular_file(csv_path, no_size)
+                                        ? std::filesystem::file_size(csv_path, no_size)
+                                        : 0;
+  Dataset data;
+  bool first = true;
+  internal::BlockSource blocks = internal::BlockSource::OfFile(csv_path, kLoadBlockBytes);
+  internal::ReadCsvParts(blocks, "\"" + csv_path + "\"", schema, options, [&](Dataset&& part) {
+    if (first) {
+      first = false;
+      data = std::move(part);
+      if (no_size || file_bytes <= kLoadBlockBytes) return;
+      const double n_blocks = static_cast<double>(file_bytes) / kLoadBlockBytes;
+      const auto rows =
+          static_cast<std::size_t>(1.02 * n_blocks * static_cast<double>(data.n_rows()));
+      for (auto& column : data.columns) column.reserve(rows);
+      if (!data.labels.empty()) data.labels.reserve(rows);
+      return;
+    }
+    for (std::size_t f = 0; f < data.columns.size(); ++f) {
+      data.columns[f].insert(data.columns[f].end(), part.columns[f].begin(), part.columns[f].end());
+      data.clipped[f] += part.clipped[f];
+    }
+    data.labels.insert(data.labels.end(), part.labels.begin(), part.labels.end());
+  });
+  return data;
+}
 
 void LoadCsvParts(const std::string& csv_path, const Schema& schema, const LoadOptions& options,
                   const std::function<void(Dataset&& part)>& on_part) {

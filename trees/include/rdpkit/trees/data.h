@@ -123,14 +123,19 @@ struct LoadOptions {
 // integer codes in [0, n_codes) (or missing), or the codes' names (FeatureSpec::codes). Binary
 // labels must be 0 or 1, multiclass labels integers in [0, n_classes) or the class names
 // (Schema::classes); labels are never missing. Errors are InvalidArgument naming the file, row
-// (1-based data row, header = row 0) and column.
+// (1-based data row, header = row 0) and column. With several faults in a file, the first field
+// that is no number (or ragged row), else the first bad code of the first feature in schema order
+// that has one, else the first bad label. The file is read in blocks (LoadCsvParts, appended): its
+// text is never held whole.
 Dataset LoadCsv(const std::string& csv_path, const Schema& schema, const LoadOptions& options = {});
 // LoadCsv in parts, for a file too large to hold (predict and evaluate of millions of rows): reads
 // blocks of whole lines (about 16 MiB each; a regular file, a pipe or a device) and calls
 // on_part(part) with each block's rows as a Dataset (its clipped counts are the part's), in file
-// order. The same checks and messages as LoadCsv, with rows and lines numbered in the whole file;
-// a refusal is thrown when its row is read, after the parts before it were handed on, so a caller
-// that writes output must not publish it until the call returns. Memory: one block and its part.
+// order. The same checks and messages as LoadCsv, with rows and lines numbered in the whole file,
+// and the same refusal of a file with several faults: a field that is no number is thrown when
+// its block is read, a bad code or label after the rest of the file was read (no part is handed on
+// after its block), so a caller that writes output must not publish it until the call returns.
+// Memory: one block and its part.
 void LoadCsvParts(const std::string& csv_path, const Schema& schema, const LoadOptions& options,
                   const std::function<void(Dataset&& part)>& on_part);
 // Same, from text already in memory (source names it in messages).
