@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -254,6 +255,48 @@ TEST(LoadCsvParts, LoadCsvAppendsTheBlocksOfALargeFile) {
   ExpectSameValues(appended.labels, whole.labels);
   EXPECT_EQ(appended.clipped, whole.clipped);
   EXPECT_EQ(appended.feature_names, whole.feature_names);
+}
+
+// A file of two blocks whose last rows hold each column's extremes: `rdpkit schema`'s draft and
+// --bounds-from-data read every block (a block at a time, keeping only what the draft needs).
+TEST(SchemaOfALargeFile, DraftAndBoundsFromDataReadEveryBlock) {
+  const auto file_of = [](const std::string& last_rows, bool names = true) {
+    std::string text = "\xEF\xBB\xBFx,code,count,name,label\r\n";
+    for (int row = 0; text.size() < internal::BlockSource::kBlockBytes * 9 / 8; ++row) {
+      text += std::to_string(1 + row % 100) + "," + std::to_string(row % 4) + "," +
+              std::to_string(row % 3) + (names ? (row % 2 == 0 ? ",alpha," : ",beta,") : ",7,") +
+              std::to_string(row % 2) + "\n";
+    }
+    return text + last_rows;
+  };
+  const testing::ScratchDir dir;
+  const std::string path = dir.Write("large.csv", file_of("1e9,31,40,zeta,2\n,,,,1\n"));
+  const Schema draft = DraftSchema(path, "label", std::nullopt);
+  ASSERT_EQ(draft.features.size(), 4u);
+  EXPECT_EQ(draft.features[0].min, 1);
+  EXPECT_EQ(draft.features[0].max, 1e9);
+  EXPECT_TRUE(draft.features[1].categorical);  // whole numbers in [0, 32]: codes
+  EXPECT_EQ(draft.features[1].n_codes, 32);
+  EXPECT_FALSE(draft.features[2].categorical);  // 40 is past the codes a draft assumes
+  EXPECT_EQ(draft.features[2].max, 40);
+  EXPECT_EQ(draft.features[3].codes, (std::vector<std::string>{"alpha", "beta", "zeta"}));
+  EXPECT_EQ(draft.task, Task::kRegression);  // a label 2: not binary
+  ASSERT_TRUE(draft.label.has_value());
+  EXPECT_EQ(draft.label->max, 2);
+  EXPECT_EQ(DraftSchema(path, "label", Task::kMulticlass).n_classes, 3);
+  const std::string missing = dir.Write("missing.csv", file_of("1,0,0,alpha,\n"));
+  EXPECT_THAT(Refusal([&] { (void)DraftSchema(missing, "label", std::nullopt); }),
+              ::testing::HasSubstr("a label is missing"));
+
+  const std::string numbers = dir.Write("numbers.csv", file_of("1e9,31,-40,7,1\n", false));
+  const Schema bounds = SchemaFromData(numbers, "label", Task::kBinary);
+  ASSERT_EQ(bounds.features.size(), 4u);
+  EXPECT_EQ(bounds.features[0].max, 1e9);
+  EXPECT_EQ(bounds.features[1].max, 31);
+  EXPECT_EQ(bounds.features[2].min, -40);
+  const std::string late_name = dir.Write("name.csv", file_of("1,0,0,zeta,1\n", false));
+  EXPECT_THAT(Refusal([&] { (void)SchemaFromData(late_name, "label", Task::kBinary); }),
+              ::testing::HasSubstr("\"zeta\" is not a number"));
 }
 
 TEST(LoadCsvParts, RefusesEmptyFilesAndHeadersAloneAsLoadCsvDoes) {

@@ -3,9 +3,12 @@
 #ifndef RDPKIT_TREES_SRC_COLUMN_CHECKS_H_
 #define RDPKIT_TREES_SRC_COLUMN_CHECKS_H_
 
+#include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -81,9 +84,23 @@ std::string BadFeatureFieldText(const FeatureSpec& spec, std::string_view field)
 // 0..n_classes-1. InvalidArgument "label" naming the row.
 void CheckLabels(const Schema& schema, const std::vector<double>& labels, const RowNamer& where);
 
+// The smallest and largest non-missing value seen (a column read a block at a time).
+struct ValueRange {
+  double lo = std::numeric_limits<double>::infinity();
+  double hi = -std::numeric_limits<double>::infinity();
+
+  void Add(double value) {
+    if (std::isnan(value)) return;
+    lo = std::min(lo, value);
+    hi = std::max(hi, value);
+  }
+  bool empty() const { return !(lo <= hi); }
+};
+
 // spec.min and spec.max from the observed values (--bounds-from-data; LEAKS PRIVACY): the
 // smallest and largest non-missing value, [0, 1] when every value is missing, and a constant
 // column widened so that the bounds hold distinct split candidates.
+void SetBoundsFromRange(const ValueRange& range, FeatureSpec& spec);
 void SetBoundsFromValues(const std::vector<double>& values, FeatureSpec& spec);
 
 }  // namespace rdpkit::trees::internal

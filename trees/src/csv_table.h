@@ -126,20 +126,6 @@ Dataset DatasetOfTable(RawTable& table, const Schema& schema, const LoadOptions&
 void ReadCsvParts(BlockSource& blocks, const std::string& source, const Schema& schema,
                   const LoadOptions& options, const std::function<void(Dataset&& part)>& on_part);
 
-// The whole text of a CSV read at once (ReadTableBlock on one block); InvalidArgument "data" when
-// it has no header.
-template <class Targets, class WhyBad>
-RawTable ReadTable(std::string_view text, const std::string& source, Targets&& targets_of_header,
-                   std::vector<csv::ColumnTarget>& targets, WhyBad&& why_bad) {
-  RawTable table;
-  TableCursor cursor;
-  ReadTableBlock(text, source, targets_of_header, targets, why_bad, cursor, table);
-  if (!cursor.have_header) {
-    throw InvalidArgument("data", source + " is empty (expected a header row)");
-  }
-  return table;
-}
-
 }  // namespace rdpkit::trees::internal
 
 #endif  // RDPKIT_TREES_SRC_CSV_TABLE_H_

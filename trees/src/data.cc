@@ -377,7 +377,6 @@ Dataset ParseCsv(std::string_view text, const Schema& schema, const LoadOptions&
 }
 
 Schema SchemaFromData(const std::string& csv_path, const std::string& label, Task task) {
-  const std::string text = internal::ReadDataText(csv_path, "data");
   const std::string source = "\"" + csv_path + "\"";
   bool has_label = false;
   auto targets_of_header = [&](const std::vector<std::string>& header) {
@@ -397,12 +396,29 @@ Schema SchemaFromData(const std::string& csv_path, const std::string& label, Tas
     return targets;
   };
   std::vector<ColumnTarget> targets;
-  const internal::RawTable table = internal::ReadTable(
-      text, source, targets_of_header, targets, [](std::size_t, std::string_view f) {
-        return Quote(Trim(f)) +
-               " is not a number (missing values are empty or NaN; a column of names needs a "
-               "schema listing them: rdpkit schema drafts one)";
-      });
+  const auto why_bad = [](std::size_t, std::string_view f) {
+    return Quote(Trim(f)) +
+           " is not a number (missing values are empty or NaN; a column of names needs a "
+           "schema listing them: rdpkit schema drafts one)";
+  };
+  // A block of the file at a time: of its values only each column's range is kept.
+  internal::BlockSource blocks = internal::BlockSource::OfFile(csv_path);
+  internal::TableCursor cursor;
+  internal::RawTable table;
+  std::vector<internal::ValueRange> ranges;
+  std::string_view block;
+  while (blocks.Next(block)) {
+    table.columns.assign(table.header.size(), {});
+    table.lines.clear();
+    internal::ReadTableBlock(block, source, targets_of_header, targets, why_bad, cursor, table);
+    ranges.resize(table.header.size());
+    for (std::size_t c = 0; c < table.columns.size(); ++c) {
+      for (const double value : table.columns[c]) ranges[c].Add(value);
+    }
+  }
+  if (!cursor.have_header) {
+    throw InvalidArgument("data", source + " is empty (expected a header row)");
+  }
   Schema schema;
   schema.task = task;
   schema.bounds_from_data = true;
@@ -410,7 +426,7 @@ Schema SchemaFromData(const std::string& csv_path, const std::string& label, Tas
     if (targets[c].kind != ColumnTarget::kFeature) continue;
     FeatureSpec spec;
     spec.name = table.header[c];
-    internal::SetBoundsFromValues(table.columns[c], spec);
+    internal::SetBoundsFromRange(ranges[c], spec);
     RequireFiniteWidth(spec, schema.features.size());
     schema.features.push_back(std::move(spec));
   }

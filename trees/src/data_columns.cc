@@ -83,15 +83,10 @@ void CheckLabels(const Schema& schema, const std::vector<double>& labels, const 
   }
 }
 
-void SetBoundsFromValues(const std::vector<double>& values, FeatureSpec& spec) {
-  double lo = std::numeric_limits<double>::infinity();
-  double hi = -lo;
-  for (const double value : values) {
-    if (std::isnan(value)) continue;
-    lo = std::min(lo, value);
-    hi = std::max(hi, value);
-  }
-  if (!(lo <= hi)) {  // every value missing
+void SetBoundsFromRange(const ValueRange& range, FeatureSpec& spec) {
+  double lo = range.lo;
+  double hi = range.hi;
+  if (range.empty()) {  // every value missing
     lo = 0;
     hi = 1;
   }
@@ -107,6 +102,12 @@ void SetBoundsFromValues(const std::vector<double>& values, FeatureSpec& spec) {
   }
   spec.min = lo;
   spec.max = hi;
+}
+
+void SetBoundsFromValues(const std::vector<double>& values, FeatureSpec& spec) {
+  ValueRange range;
+  for (const double value : values) range.Add(value);
+  SetBoundsFromRange(range, spec);
 }
 
 }  // namespace internal

@@ -33,50 +33,71 @@ constexpr const char* kFillInNote =
     "categories' or the classes' names). Bounds taken from the data leak privacy. Values outside "
     "the bounds are clipped into them when training.";
 
-// One column as the draft sees it: its numbers, and its texts that are no number.
+// One column as the draft sees it, read a block of the file at a time: what its numbers are, and
+// its texts that are no number.
 struct DraftColumn {
   std::string name;
-  std::vector<double> values;   // numbers and missing values (NaN)
-  std::set<std::string> texts;  // the distinct cells that are neither
-  std::string a_number;         // one number's text, for the message on a mixed column
+  internal::ValueRange numbers;  // the smallest and largest number
+  bool any_missing = false;      // an empty cell, NaN, NA or ?
+  bool codes_only = true;        // every number a whole number in [0, kMaxDraftCode]
+  bool binary = true;            // every number 0 or 1
+  bool whole = true;             // every number a whole number ≥ 0
+  std::set<std::string> texts;   // the distinct cells that are neither
+  std::string a_number;          // one number's text, for the message on a mixed column
+
+  void AddNumber(double value) {
+    if (std::isnan(value)) {
+      any_missing = true;
+      return;
+    }
+    numbers.Add(value);
+    codes_only = codes_only && value >= 0 && value <= kMaxDraftCode && value == std::floor(value);
+    binary = binary && (value == 0 || value == 1);
+    whole = whole && value >= 0 && value == std::floor(value);
+  }
 };
 
-// Reads every column of the CSV, keeping texts that are no number instead of refusing them.
+// Reads every column of the CSV, keeping texts that are no number instead of refusing them. The
+// file is read in blocks of whole lines, so a file of any length takes one block and the columns'
+// distinct texts.
 std::vector<DraftColumn> ReadDraftColumns(const std::string& csv_path) {
-  const std::string file_text = internal::ReadDataText(csv_path, "data");
+  internal::BlockSource blocks = internal::BlockSource::OfFile(csv_path);
   const std::string source = "\"" + csv_path + "\"";
   std::vector<DraftColumn> columns;
   std::vector<std::string_view> fields;
   std::size_t line_number = 0, row = 0;
-  for (std::size_t pos = 0; pos < file_text.size();) {
-    std::size_t stop = file_text.find('\n', pos);
-    if (stop == std::string::npos) stop = file_text.size();
-    std::string_view text = std::string_view(file_text).substr(pos, stop - pos);
-    pos = stop + 1;
-    ++line_number;
-    if (IsBlankLine(text)) continue;
-    if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
-    if (line_number == 1 && text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
-    SplitLine(text, fields);
-    if (columns.empty()) {
-      std::vector<std::string> header;
-      for (const auto field : fields) header.emplace_back(Trim(field));
-      internal::RequireNamedColumns(header, source);
-      for (auto& name : header) columns.push_back({std::move(name), {}, {}, {}});
-      continue;
-    }
-    ++row;
-    if (fields.size() != columns.size()) {
-      throw internal::RaggedRow(source, row, line_number, text, columns.size());
-    }
-    for (std::size_t c = 0; c < fields.size(); ++c) {
-      double value = 0;
-      DraftColumn& column = columns[c];
-      if (ParseField(fields[c], value) != Parsed::kBad) {
-        column.values.push_back(value);
-        if (column.a_number.empty() && !std::isnan(value)) column.a_number = Trim(fields[c]);
-      } else if (column.texts.size() <= static_cast<std::size_t>(1 << 24)) {
-        column.texts.emplace(Trim(fields[c]));
+  std::string_view block;
+  while (blocks.Next(block)) {
+    for (std::size_t pos = 0; pos < block.size();) {
+      std::size_t stop = block.find('\n', pos);
+      if (stop == std::string_view::npos) stop = block.size();
+      std::string_view text = block.substr(pos, stop - pos);
+      pos = stop + 1;
+      ++line_number;
+      if (IsBlankLine(text)) continue;
+      if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
+      if (line_number == 1 && text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
+      SplitLine(text, fields);
+      if (columns.empty()) {
+        std::vector<std::string> header;
+        for (const auto field : fields) header.emplace_back(Trim(field));
+        internal::RequireNamedColumns(header, source);
+        for (auto& name : header) columns.push_back({.name = std::move(name)});
+        continue;
+      }
+      ++row;
+      if (fields.size() != columns.size()) {
+        throw internal::RaggedRow(source, row, line_number, text, columns.size());
+      }
+      for (std::size_t c = 0; c < fields.size(); ++c) {
+        double value = 0;
+        DraftColumn& column = columns[c];
+        if (ParseField(fields[c], value) != Parsed::kBad) {
+          column.AddNumber(value);
+          if (column.a_number.empty() && !std::isnan(value)) column.a_number = Trim(fields[c]);
+        } else if (column.texts.size() <= static_cast<std::size_t>(1 << 24)) {
+          column.texts.emplace(Trim(fields[c]));
+        }
       }
     }
   }
@@ -103,16 +124,6 @@ std::vector<std::string> NamesOf(const DraftColumn& column, const std::string& s
   return {column.texts.begin(), column.texts.end()};
 }
 
-bool LooksCategorical(const std::vector<double>& column) {
-  bool any = false;
-  for (double x : column) {
-    if (std::isnan(x)) continue;
-    if (x < 0 || x > kMaxDraftCode || x != std::floor(x)) return false;
-    any = true;
-  }
-  return any;
-}
-
 // The task and classes from the label column.
 void DraftLabel(const DraftColumn& label, const std::string& source,
                 const std::optional<Task>& task, Schema& schema) {
@@ -136,29 +147,22 @@ void DraftLabel(const DraftColumn& label, const std::string& source,
         schema.task == Task::kMulticlass ? static_cast<int>(schema.classes.size()) : 0;
     return;
   }
-  bool binary = true, whole = true;
-  double largest = 0;
-  for (double y : label.values) {
-    if (std::isnan(y)) {
-      throw InvalidArgument("label", source + ", label column \"" + label.name +
-                                         "\": a label is missing (labels never are)");
-    }
-    binary = binary && (y == 0 || y == 1);
-    whole = whole && y >= 0 && y == std::floor(y);
-    if (y > largest) largest = y;
+  if (label.any_missing) {
+    throw InvalidArgument("label", source + ", label column \"" + label.name +
+                                       "\": a label is missing (labels never are)");
   }
-  schema.task = task ? *task : (binary ? Task::kBinary : Task::kRegression);
+  schema.task = task ? *task : (label.binary ? Task::kBinary : Task::kRegression);
   if (schema.task == Task::kMulticlass) {
-    if (!whole) {
+    if (!label.whole) {
       throw InvalidArgument("label", source + ", label column \"" + label.name +
                                          "\": a multiclass label is a class index 0..K-1 or a "
                                          "class name, not a fraction or a negative number");
     }
-    schema.n_classes = std::max(2, static_cast<int>(std::min(largest, 1e9)) + 1);
+    schema.n_classes = std::max(2, static_cast<int>(std::min(label.numbers.hi, 1e9)) + 1);
   } else if (schema.task == Task::kRegression) {
-    const auto [lo, hi] = std::minmax_element(label.values.begin(), label.values.end());
     // A constant label gets a unit-wide range, as a constant feature does.
-    schema.label = LabelBounds{.min = *lo, .max = *hi > *lo ? *hi : *lo + 1};
+    const double lo = label.numbers.lo, hi = label.numbers.hi;
+    schema.label = LabelBounds{.min = lo, .max = hi > lo ? hi : lo + 1};
   }
 }
 
@@ -184,15 +188,13 @@ Schema DraftSchema(const std::string& csv_path, const std::string& label,
       spec.codes = NamesOf(column, source, "values");
       spec.n_codes = static_cast<int>(spec.codes.size());
       spec.max = spec.n_codes - 1;
-    } else if (LooksCategorical(column.values)) {
+    } else if (column.codes_only && !column.numbers.empty()) {
+      // Whole numbers in [0, kMaxDraftCode] only: category codes.
       spec.categorical = true;
-      const double largest = *std::max_element(
-          column.values.begin(), column.values.end(),
-          [](double a, double b) { return std::isnan(a) || (!std::isnan(b) && a < b); });
-      spec.n_codes = static_cast<int>(largest) + 1;
-      spec.max = largest;
+      spec.n_codes = static_cast<int>(column.numbers.hi) + 1;
+      spec.max = column.numbers.hi;
     } else {
-      internal::SetBoundsFromValues(column.values, spec);
+      internal::SetBoundsFromRange(column.numbers, spec);
     }
     schema.features.push_back(std::move(spec));
   }
