@@ -117,8 +117,16 @@ TEST(Model, PredictsADataset) {
   EXPECT_EQ(predictions[1], model.PredictRow(row1));
   Dataset renamed = data;
   renamed.feature_names = {"x0", "other"};
-  EXPECT_THAT([&] { (void)model.Predict(renamed); },
-              ThrowsMessage<InvalidArgument>(HasSubstr("do not match")));
+  const auto refusal = HasSubstr("do not match the model's 2 features (same names, same order)");
+  EXPECT_THAT([&] { (void)model.Predict(renamed); }, ThrowsMessage<InvalidArgument>(refusal));
+  Model multiclass = model;
+  multiclass.objective = Objective::kMultiSoftprob;
+  multiclass.n_classes = 2;
+  EXPECT_THAT([&] { (void)multiclass.Predict(renamed); }, ThrowsMessage<InvalidArgument>(refusal));
+  EXPECT_THAT([&] { (void)multiclass.PredictProbabilities(renamed); },
+              ThrowsMessage<InvalidArgument>(refusal));
+  EXPECT_THAT([&] { (void)model.PredictProbabilities(data); },
+              ThrowsMessage<InvalidArgument>(HasSubstr("is not a multiclass model")));
 }
 
 // Predict and PredictProbabilities route rows a block at a time (256 rows, tree after tree): the

@@ -172,6 +172,28 @@ void BlockMargins(const internal::ForestMargins& forest, double base_score, cons
   forest.Add(rows.data(), count, k, margins);
 }
 
+// Calls on_block(first, count, margins) for each block of data's rows, margins[r·k + c] being
+// row first + r's margin of class c (k = 1 or the K classes): the one loop of Predict and
+// PredictProbabilities.
+template <class OnBlock>
+void ForEachMarginBlock(const Model& model, const Dataset& data, std::size_t k,
+                        OnBlock&& on_block) {
+  if (data.feature_names != model.feature_names) {
+    throw InvalidArgument("data", "the data's features do not match the model's " +
+                                      std::to_string(model.feature_names.size()) +
+                                      " features (same names, same order)");
+  }
+  const internal::ForestMargins forest(model);
+  constexpr std::size_t kBlock = internal::ForestMargins::kBlock;
+  std::vector<double> rows;
+  std::vector<double> margins(kBlock * k);
+  for (std::size_t first = 0; first < data.n_rows(); first += kBlock) {
+    const std::size_t count = std::min(kBlock, data.n_rows() - first);
+    BlockMargins(forest, model.base_score, data, first, count, k, rows, margins.data());
+    on_block(first, count, margins.data());
+  }
+}
+
 }  // namespace
 
 double Model::PredictRow(const double* row) const {
@@ -189,22 +211,13 @@ std::vector<double> Model::PredictMargins(const double* row) const {
 
 std::vector<double> Model::PredictProbabilities(const Dataset& data) const {
   if (n_classes < 2) throw InvalidArgument("model", "is not a multiclass model");
-  if (data.feature_names != feature_names) {
-    throw InvalidArgument("data", "the data's features do not match the model's features");
-  }
   const auto k = static_cast<std::size_t>(n_classes);
   std::vector<double> out(data.n_rows() * k);
-  std::vector<double> rows;
-  const internal::ForestMargins forest(*this);
-  constexpr std::size_t kBlock = internal::ForestMargins::kBlock;
-  std::vector<double> margins(kBlock * k);
-  for (std::size_t first = 0; first < data.n_rows(); first += kBlock) {
-    const std::size_t count = std::min(kBlock, data.n_rows() - first);
-    BlockMargins(forest, base_score, data, first, count, k, rows, margins.data());
+  ForEachMarginBlock(*this, data, k, [&](std::size_t first, std::size_t count, double* margins) {
     for (std::size_t r = 0; r < count; ++r) {
       internal::ClassProbabilities(objective, &margins[r * k], n_classes, &out[(first + r) * k]);
     }
-  }
+  });
   return out;
 }
 
@@ -220,23 +233,12 @@ std::vector<double> Model::Predict(const Dataset& data) const {
     }
     return labels;
   }
-  if (data.feature_names != feature_names) {
-    throw InvalidArgument("data", "the data's features do not match the model's " +
-                                      std::to_string(feature_names.size()) +
-                                      " features (same names, same order)");
-  }
-  const std::size_t n_rows = data.n_rows();
-  std::vector<double> predictions(n_rows);
-  std::vector<double> rows;
-  const internal::ForestMargins forest(*this);
-  constexpr std::size_t kBlock = internal::ForestMargins::kBlock;
-  for (std::size_t first = 0; first < n_rows; first += kBlock) {
-    const std::size_t count = std::min(kBlock, n_rows - first);
-    BlockMargins(forest, base_score, data, first, count, 1, rows, &predictions[first]);
-    for (std::size_t r = first; r < first + count; ++r) {
-      predictions[r] = OutputOfMargin(objective, predictions[r]);
+  std::vector<double> predictions(data.n_rows());
+  ForEachMarginBlock(*this, data, 1, [&](std::size_t first, std::size_t count, double* margins) {
+    for (std::size_t r = 0; r < count; ++r) {
+      predictions[first + r] = OutputOfMargin(objective, margins[r]);
     }
-  }
+  });
   return predictions;
 }
 
