@@ -267,6 +267,10 @@ nlohmann::json JsonNumber(double value) {
   return FormatNumber(value);
 }
 
-void WriteJson(std::ostream& out, const nlohmann::json& object) { out << object.dump() << "\n"; }
+void WriteJson(std::ostream& out, const nlohmann::json& object) {
+  // A path that is not UTF-8 (Linux allows any bytes) is shown with U+FFFD in place of the bytes
+  // JSON cannot hold, instead of failing after its file was written.
+  out << object.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+}
 
 }  // namespace rdpkit::tools

@@ -308,7 +308,11 @@ int TrainOnRanks(const TrainArgs& args, std::ostream& out, TrainRanks& ranks) {
   log["clipped"] = clipped;
   log["notice"] = kTrainingLogNotice;
   log["model"] = args.out;
-  if (!args.report.empty()) trees::WriteFileAtomically(args.report, log.dump(2) + "\n", "report");
+  if (!args.report.empty()) {
+    // The model's path may hold bytes that are not UTF-8 (shown as U+FFFD, as on stdout).
+    const std::string text = log.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+    trees::WriteFileAtomically(args.report, text + "\n", "report");
+  }
   if (args.err != nullptr && !args.quiet) {
     *args.err << "rdpkit train: training log (NOT differentially private, do not publish): " << rows
               << " rows, " << total_clipped << " values clipped into the "

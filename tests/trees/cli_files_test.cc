@@ -197,6 +197,20 @@ TEST(InputFiles, APipeTrainsTheModelOfTheFileItCarries) {
   EXPECT_EQ(ReadText(files.dir.File("a.json")), ReadText(files.dir.File("b.json")));
 }
 
+// Linux paths may hold any bytes; the summary on stdout (JSON) shows those that are not UTF-8
+// as U+FFFD instead of failing after the model was written.
+TEST(OutputFiles, APathThatIsNotUtf8IsWrittenAndShown) {
+  const Files files;
+  TrainArgs args = files.Args();
+  args.out = files.dir.File("model\xFF.json");
+  args.report = files.dir.File("report.json");
+  std::ostringstream out;
+  ASSERT_EQ(RunTrain(args, out), 0);
+  EXPECT_TRUE(std::filesystem::exists(args.out));
+  EXPECT_THAT(out.str(), HasSubstr("model\xEF\xBF\xBD.json"));
+  EXPECT_THAT(ReadText(args.report), HasSubstr("model\xEF\xBF\xBD.json"));
+}
+
 TEST(OutputFiles, OutputThatCannotBeWrittenIsAnError) {
   if (!std::filesystem::exists("/dev/full")) GTEST_SKIP() << "no /dev/full on this system";
   const Files files;
