@@ -12,6 +12,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <functional>
+#include <optional>
 #include <string>
 
 #include "csv_table.h"
@@ -161,6 +163,66 @@ void CheckPartsAgree(std::string_view text) {
   }
 }
 
+// What a schema reader made of text: the schema's JSON, or the refusal.
+std::string SchemaOrRefusal(const std::function<Schema()>& read, Schema& schema) {
+  try {
+    schema = read();
+  } catch (const rdpkit::InvalidArgument& e) {
+    return std::string("refused: ") + e.what();
+  }
+  return schema.ToJson().dump();
+}
+
+// `rdpkit schema`'s draft and --bounds-from-data read the text the same in one block or many,
+// and a schema they draft from the data's own bounds takes that data: nothing refused (labels
+// aside, which --bounds-from-data does not read) and nothing clipped.
+void CheckSchemasFromData(std::string_view text) {
+  using rdpkit::trees::internal::BlockSource;
+  namespace internal = rdpkit::trees::internal;
+  const std::size_t small_blocks = 1 + text.size() % 37;
+  Schema draft;
+  Schema other;
+  const auto draft_of = [&](std::size_t block_bytes) {
+    return [&text, block_bytes] {
+      BlockSource blocks = BlockSource::OfText(text, block_bytes);
+      return internal::DraftSchemaOfBlocks(blocks, "fuzz.csv", "label", std::nullopt);
+    };
+  };
+  const std::string drafted = SchemaOrRefusal(draft_of(0), draft);
+  if (SchemaOrRefusal(draft_of(small_blocks), other) != drafted) {
+    rdpkit::fuzz::Fail("draft: blocks give another schema or refusal");
+  }
+  if (drafted.rfind("refused: ", 0) != 0) {
+    try {
+      const Dataset data = rdpkit::trees::ParseCsv(text, draft, {}, "fuzz.csv");
+      if (data.total_clipped() != 0) rdpkit::fuzz::Fail("draft: its own data is clipped");
+    } catch (const rdpkit::InvalidArgument& e) {
+      rdpkit::fuzz::Fail("draft: its own data is refused:", e.what());
+    }
+  }
+  Schema bounds;
+  const auto bounds_of = [&](std::size_t block_bytes) {
+    return [&text, block_bytes] {
+      BlockSource blocks = BlockSource::OfText(text, block_bytes);
+      return internal::SchemaFromBlocks(blocks, "fuzz.csv", "label",
+                                        rdpkit::trees::Task::kRegression);
+    };
+  };
+  const std::string from_data = SchemaOrRefusal(bounds_of(0), bounds);
+  if (SchemaOrRefusal(bounds_of(small_blocks), other) != from_data) {
+    rdpkit::fuzz::Fail("bounds from data: blocks give another schema or refusal");
+  }
+  if (from_data.rfind("refused: ", 0) != 0) {
+    try {
+      const Dataset data = rdpkit::trees::ParseCsv(
+          text, bounds, {.require_label = false, .read_label = false}, "fuzz.csv");
+      if (data.total_clipped() != 0) rdpkit::fuzz::Fail("bounds from data: its data is clipped");
+    } catch (const rdpkit::InvalidArgument& e) {
+      rdpkit::fuzz::Fail("bounds from data: its own data is refused:", e.what());
+    }
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -174,5 +236,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   });
   CheckBinnedAgrees(text);
   CheckPartsAgree(text);
+  CheckSchemasFromData(text);
   return 0;
 }

@@ -57,6 +57,19 @@ InvalidArgument::InvalidArgument(std::string field, std::string message)
                             Printable(Abbreviate(message, kMaxTextBytes))),
       field_(Abbreviate(field, kMaxFieldBytes)) {}
 
+bool IsUtf8(std::string_view text) {
+  for (std::size_t i = 0; i < text.size();) {
+    if (static_cast<unsigned char>(text[i]) < 0x80) {
+      ++i;
+    } else if (const std::size_t length = Utf8Length(text, i); length > 0) {
+      i += length;
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
 // Text for a one-line message on a terminal: control bytes (a NUL, a newline, an escape
 // sequence read from a file) and bytes that are not UTF-8 are written as \xNN.
 std::string Printable(std::string_view text) {

@@ -286,6 +286,20 @@ TEST(ErrorText, IsPrintable) {
   }
 }
 
+// UTF-8 as RFC 3629 defines it: what JSON text (schema and model files) may hold.
+TEST(ErrorText, IsUtf8) {
+  EXPECT_TRUE(IsUtf8(""));
+  EXPECT_TRUE(IsUtf8("plain, ASCII\t"));
+  EXPECT_TRUE(IsUtf8("caf\xC3\xA9 \xE2\x80\xA6 \xF0\x9F\x98\x80 \xF4\x8F\xBF\xBF"));
+  EXPECT_FALSE(IsUtf8("\xFF"));              // never a UTF-8 byte
+  EXPECT_FALSE(IsUtf8("a\xC3"));             // cut short
+  EXPECT_FALSE(IsUtf8("\xC0\x80"));          // overlong NUL
+  EXPECT_FALSE(IsUtf8("\xE0\x80\xAF"));      // overlong '/'
+  EXPECT_FALSE(IsUtf8("\xED\xA0\x80"));      // a UTF-16 surrogate
+  EXPECT_FALSE(IsUtf8("\xF4\x90\x80\x80"));  // past U+10FFFF
+  EXPECT_FALSE(IsUtf8("\xE2\x80\x41"));      // a continuation byte missing
+}
+
 TEST(ErrorText, PathsAreWrittenOneWay) {
   EXPECT_EQ(JsonPathOf(json::json_pointer("/composed/0/gaussian/noise_multiplier")),
             "composed[0].gaussian.noise_multiplier");

@@ -125,6 +125,11 @@ Dataset DatasetOfTable(RawTable& table, const Schema& schema, const LoadOptions&
 // LoadCsvParts (data.h) over blocks (a file, or a test's tiny blocks); source names the file.
 void ReadCsvParts(BlockSource& blocks, const std::string& source, const Schema& schema,
                   const LoadOptions& options, const std::function<void(Dataset&& part)>& on_part);
+// SchemaFromData and DraftSchema (data.h) over blocks (a file, or the fuzzer's text in blocks).
+Schema SchemaFromBlocks(BlockSource& blocks, const std::string& source, const std::string& label,
+                        Task task);
+Schema DraftSchemaOfBlocks(BlockSource& blocks, const std::string& source, const std::string& label,
+                           const std::optional<Task>& task);
 
 }  // namespace rdpkit::trees::internal
 

@@ -251,11 +251,18 @@ InvalidArgument RaggedRow(const std::string& source, std::uint64_t row, std::uin
 
 void RequireNamedColumns(const std::vector<std::string>& header, const std::string& source) {
   for (std::size_t c = 0; c < header.size(); ++c) {
-    if (!header[c].empty()) continue;
-    throw InvalidArgument("data",
-                          source + ": column " + std::to_string(c + 1) + " of " +
-                              std::to_string(header.size()) + " in the header has no name" +
-                              (c + 1 == header.size() ? " (a comma at the end of the line?)" : ""));
+    const std::string column = source + ": column " + std::to_string(c + 1) + " of " +
+                               std::to_string(header.size()) + " in the header";
+    if (header[c].empty()) {
+      throw InvalidArgument(
+          "data", column + " has no name" +
+                      (c + 1 == header.size() ? " (a comma at the end of the line?)" : ""));
+    }
+    // Names go into schema and model files, which are JSON: UTF-8 text.
+    if (!IsUtf8(header[c])) {
+      throw InvalidArgument(
+          "data", column + ", \"" + header[c] + "\", is not UTF-8 text (save the file as UTF-8)");
+    }
   }
 }
 
@@ -376,13 +383,21 @@ Dataset ParseCsv(std::string_view text, const Schema& schema, const LoadOptions&
   return data;
 }
 
-Schema SchemaFromData(const std::string& csv_path, const std::string& label, Task task) {
-  const std::string source = "\"" + csv_path + "\"";
+namespace internal {
+
+Schema SchemaFromBlocks(BlockSource& blocks, const std::string& source, const std::string& label,
+                        Task task) {
   bool has_label = false;
   auto targets_of_header = [&](const std::vector<std::string>& header) {
-    internal::RequireNamedColumns(header, source);
+    RequireNamedColumns(header, source);
     std::vector<ColumnTarget> targets(header.size());
+    std::set<std::string> names;
     for (std::size_t c = 0; c < header.size(); ++c) {
+      // Refused as the reader of the data refuses them (MatchHeader).
+      if (!names.insert(header[c]).second) {
+        throw InvalidArgument("data", source + ": " + (header[c] == label ? "label " : "") +
+                                          "column \"" + header[c] + "\" appears twice");
+      }
       if (header[c] == label) {
         has_label = true;
       } else {
@@ -402,15 +417,14 @@ Schema SchemaFromData(const std::string& csv_path, const std::string& label, Tas
            "schema listing them: rdpkit schema drafts one)";
   };
   // A block of the file at a time: of its values only each column's range is kept.
-  internal::BlockSource blocks = internal::BlockSource::OfFile(csv_path);
-  internal::TableCursor cursor;
-  internal::RawTable table;
-  std::vector<internal::ValueRange> ranges;
+  TableCursor cursor;
+  RawTable table;
+  std::vector<ValueRange> ranges;
   std::string_view block;
   while (blocks.Next(block)) {
     table.columns.assign(table.header.size(), {});
     table.lines.clear();
-    internal::ReadTableBlock(block, source, targets_of_header, targets, why_bad, cursor, table);
+    ReadTableBlock(block, source, targets_of_header, targets, why_bad, cursor, table);
     ranges.resize(table.header.size());
     for (std::size_t c = 0; c < table.columns.size(); ++c) {
       for (const double value : table.columns[c]) ranges[c].Add(value);
@@ -419,6 +433,7 @@ Schema SchemaFromData(const std::string& csv_path, const std::string& label, Tas
   if (!cursor.have_header) {
     throw InvalidArgument("data", source + " is empty (expected a header row)");
   }
+  if (cursor.rows == 0) throw InvalidArgument("data", source + " has a header but no data rows");
   Schema schema;
   schema.task = task;
   schema.bounds_from_data = true;
@@ -426,7 +441,7 @@ Schema SchemaFromData(const std::string& csv_path, const std::string& label, Tas
     if (targets[c].kind != ColumnTarget::kFeature) continue;
     FeatureSpec spec;
     spec.name = table.header[c];
-    internal::SetBoundsFromRange(ranges[c], spec);
+    SetBoundsFromRange(ranges[c], spec);
     RequireFiniteWidth(spec, schema.features.size());
     schema.features.push_back(std::move(spec));
   }
@@ -434,6 +449,13 @@ Schema SchemaFromData(const std::string& csv_path, const std::string& label, Tas
     throw InvalidArgument("data", source + " has no feature columns besides the label");
   }
   return schema;
+}
+
+}  // namespace internal
+
+Schema SchemaFromData(const std::string& csv_path, const std::string& label, Task task) {
+  internal::BlockSource blocks = internal::BlockSource::OfFile(csv_path);
+  return internal::SchemaFromBlocks(blocks, "\"" + csv_path + "\"", label, task);
 }
 
 }  // namespace rdpkit::trees

@@ -7,8 +7,10 @@
 #include <sstream>
 #include <string>
 
+#include "cell_names.h"
 #include "column_checks.h"
 #include "csv_line.h"
+#include "csv_table.h"
 #include "rdpkit/accountant/errors.h"
 #include "rdpkit/trees/data.h"
 #include "text_file.h"
@@ -60,9 +62,8 @@ struct DraftColumn {
 // Reads every column of the CSV, keeping texts that are no number instead of refusing them. The
 // file is read in blocks of whole lines, so a file of any length takes one block and the columns'
 // distinct texts.
-std::vector<DraftColumn> ReadDraftColumns(const std::string& csv_path) {
-  internal::BlockSource blocks = internal::BlockSource::OfFile(csv_path);
-  const std::string source = "\"" + csv_path + "\"";
+std::vector<DraftColumn> ReadDraftColumns(internal::BlockSource& blocks,
+                                          const std::string& source) {
   std::vector<DraftColumn> columns;
   std::vector<std::string_view> fields;
   std::size_t line_number = 0, row = 0;
@@ -107,7 +108,8 @@ std::vector<DraftColumn> ReadDraftColumns(const std::string& csv_path) {
 }
 
 // A column of texts: its names (sorted), or an error when numbers are mixed in (a cell "1" would
-// be read as code 1, not as a name) or there are more than a categorical feature may have.
+// be read as code 1, not as a name), there are more than a categorical feature may have, or a
+// name could not stand in a cell.
 std::vector<std::string> NamesOf(const DraftColumn& column, const std::string& source,
                                  const std::string& what) {
   if (!column.a_number.empty()) {
@@ -121,12 +123,30 @@ std::vector<std::string> NamesOf(const DraftColumn& column, const std::string& s
                                       "\": more than 16777216 distinct texts (the most a "
                                       "categorical feature may have)");
   }
-  return {column.texts.begin(), column.texts.end()};
+  std::vector<std::string> names(column.texts.begin(), column.texts.end());
+  for (const std::string& name : names) {
+    if (!IsUtf8(name)) {
+      throw InvalidArgument("data", source + ", column \"" + column.name + "\": its text " +
+                                        Quote(name) + " is not UTF-8 (save the file as UTF-8)");
+    }
+  }
+  // Names the data reader could not match in a cell (a blank at an end, a double quote): the
+  // draft would give a schema that refuses its own data.
+  std::string why;
+  if (internal::CellNames::Of(names, what == "labels" ? "class" : "code", &why) == nullptr) {
+    throw InvalidArgument("data", source + ", column \"" + column.name +
+                                      "\": its texts cannot be drafted as names: " + why);
+  }
+  return names;
 }
 
 // The task and classes from the label column.
 void DraftLabel(const DraftColumn& label, const std::string& source,
                 const std::optional<Task>& task, Schema& schema) {
+  if (label.any_missing) {
+    throw InvalidArgument("label", source + ", label column \"" + label.name +
+                                       "\": a label is missing (labels never are)");
+  }
   if (!label.texts.empty()) {
     schema.classes = NamesOf(label, source, "labels");
     if (task == Task::kRegression || schema.classes.size() < 2) {
@@ -147,10 +167,6 @@ void DraftLabel(const DraftColumn& label, const std::string& source,
         schema.task == Task::kMulticlass ? static_cast<int>(schema.classes.size()) : 0;
     return;
   }
-  if (label.any_missing) {
-    throw InvalidArgument("label", source + ", label column \"" + label.name +
-                                       "\": a label is missing (labels never are)");
-  }
   schema.task = task ? *task : (label.binary ? Task::kBinary : Task::kRegression);
   if (schema.task == Task::kMulticlass) {
     if (!label.whole) {
@@ -168,10 +184,11 @@ void DraftLabel(const DraftColumn& label, const std::string& source,
 
 }  // namespace
 
-Schema DraftSchema(const std::string& csv_path, const std::string& label,
-                   const std::optional<Task>& task) {
-  const std::string source = "\"" + csv_path + "\"";
-  const std::vector<DraftColumn> columns = ReadDraftColumns(csv_path);
+namespace internal {
+
+Schema DraftSchemaOfBlocks(BlockSource& blocks, const std::string& source, const std::string& label,
+                           const std::optional<Task>& task) {
+  const std::vector<DraftColumn> columns = ReadDraftColumns(blocks, source);
   Schema schema;
   schema.bounds_from_data = true;
   bool has_label = false;
@@ -209,6 +226,14 @@ Schema DraftSchema(const std::string& csv_path, const std::string& label,
   Schema checked = Schema::FromJson(schema.ToJson());
   checked.bounds_from_data = true;
   return checked;
+}
+
+}  // namespace internal
+
+Schema DraftSchema(const std::string& csv_path, const std::string& label,
+                   const std::optional<Task>& task) {
+  internal::BlockSource blocks = internal::BlockSource::OfFile(csv_path);
+  return internal::DraftSchemaOfBlocks(blocks, "\"" + csv_path + "\"", label, task);
 }
 
 nlohmann::json SchemaDraftJson(const Schema& draft, bool with_data_bounds) {

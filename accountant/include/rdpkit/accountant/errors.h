@@ -45,6 +45,10 @@ class InternalError : public std::logic_error {
 // Shortest decimal text that reads back to the same double ("1.5", "1e-05", "inf", "nan").
 std::string FormatNumber(double value);
 
+// Whether text is valid UTF-8 (RFC 3629: no overlong forms, surrogates or code points past
+// U+10FFFF), as JSON text must be: names read from a CSV go into schema and model files.
+bool IsUtf8(std::string_view text);
+
 // Text for a one-line message on a terminal: control bytes (a NUL, a newline, an escape sequence
 // read from a file) and bytes that are not UTF-8 are written as \xNN. InvalidArgument's messages
 // are already printable.

@@ -1,0 +1,96 @@
+// Schemas read off the data (rdpkit schema's draft, --bounds-from-data): what they draft must be
+// a schema the same data can be read with, so names no cell can hold, names that are not UTF-8
+// (schema and model files are JSON) and headers the data reader refuses are refused at once,
+// naming the column, with the data reader's own words where it has them.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "rdpkit/accountant/errors.h"
+#include "rdpkit/trees/data.h"
+#include "trees_test_util.h"
+
+namespace rdpkit::trees {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::string Refusal(const std::function<void()>& read) {
+  try {
+    read();
+  } catch (const InvalidArgument& error) {
+    return error.what();
+  }
+  return "(no refusal)";
+}
+
+TEST(SchemaFromData, ADraftsNamesMustBeOnesACellCanHold) {
+  const testing::ScratchDir dir;
+  // A quoted cell with blanks inside the quotes: the reader trims the quotes only, so the name
+  // " 1 " could never be matched (and it would read as a number if it were).
+  const std::string blank = dir.Write("blank.csv", "x,label\n\" 1 \",0\n\"b\",1\n");
+  EXPECT_THAT(Refusal([&] { (void)DraftSchema(blank, "label", std::nullopt); }),
+              HasSubstr("column \"x\": its texts cannot be drafted as names: code 0's name \" 1 "
+                        "\" begins or ends with a blank"));
+  const std::string quote = dir.Write("quote.csv", "x,label\n\"a\"\"b\",0\nc,1\n");
+  EXPECT_THAT(Refusal([&] { (void)DraftSchema(quote, "label", std::nullopt); }),
+              HasSubstr("holds a double quote"));
+  const std::string classes = dir.Write("classes.csv", "x,label\n1,\" yes\"\n2,no\n");
+  EXPECT_THAT(Refusal([&] { (void)DraftSchema(classes, "label", std::nullopt); }),
+              HasSubstr("column \"label\": its texts cannot be drafted as names: class 0's name"));
+  // A missing label among class names (the reader would refuse the row).
+  const std::string missing = dir.Write("missing.csv", "x,label\n1,yes\n2,\n3,no\n");
+  EXPECT_THAT(Refusal([&] { (void)DraftSchema(missing, "label", std::nullopt); }),
+              HasSubstr("label column \"label\": a label is missing"));
+  // Names that can stand in cells are drafted and read back.
+  const std::string good = dir.Write("good.csv", "x,label\n\"a, b\",yes\n  c ,no\n");
+  const Schema draft = DraftSchema(good, "label", std::nullopt);
+  EXPECT_EQ(draft.features[0].codes, (std::vector<std::string>{"a, b", "c"}));
+  EXPECT_EQ(ParseCsv(testing::ReadText(good), draft).columns[0], (std::vector<double>{0, 1}));
+}
+
+TEST(SchemaFromData, NamesThatAreNotUtf8AreRefusedByColumn) {
+  const testing::ScratchDir dir;
+  const std::string cell = dir.Write("cell.csv",
+                                     "x,label\nred,0\nr\xFF"
+                                     "d,1\n");
+  EXPECT_THAT(Refusal([&] { (void)DraftSchema(cell, "label", std::nullopt); }),
+              HasSubstr("column \"x\": its text \"r\\xFFd\" is not UTF-8"));
+  const std::string header = dir.Write("header.csv", "x,y\xC3,label\n1,2,0\n");
+  for (const auto& read : std::vector<std::function<void()>>{
+           [&] { (void)DraftSchema(header, "label", std::nullopt); },
+           [&] { (void)SchemaFromData(header, "label", Task::kBinary); }}) {
+    EXPECT_THAT(Refusal(read),
+                HasSubstr("column 2 of 3 in the header, \"y\\xC3\", is not UTF-8 text"));
+  }
+  // Valid UTF-8 names are kept as they are.
+  const std::string accents = dir.Write("accents.csv", "caf\xC3\xA9,label\nr\xC3\xB4t,0\nb,1\n");
+  const Schema draft = DraftSchema(accents, "label", std::nullopt);
+  EXPECT_EQ(draft.features[0].name, "caf\xC3\xA9");
+  EXPECT_EQ(draft.features[0].codes[1], "r\xC3\xB4t");
+}
+
+TEST(SchemaFromData, BoundsFromDataRefuseWhatTheDataReaderRefuses) {
+  const testing::ScratchDir dir;
+  EXPECT_THAT(Refusal([&] {
+                (void)SchemaFromData(dir.Write("twice.csv", "x,y,x,label\n1,2,3,0\n"), "label",
+                                     Task::kBinary);
+              }),
+              HasSubstr("column \"x\" appears twice"));
+  EXPECT_THAT(Refusal([&] {
+                (void)SchemaFromData(dir.Write("labels.csv", "label,x,label\n1,2,0\n"), "label",
+                                     Task::kBinary);
+              }),
+              HasSubstr("label column \"label\" appears twice"));
+  EXPECT_THAT(Refusal([&] {
+                (void)SchemaFromData(dir.Write("header.csv", "x,label\n\n"), "label",
+                                     Task::kBinary);
+              }),
+              HasSubstr("has a header but no data rows"));
+}
+
+}  // namespace
+}  // namespace rdpkit::trees
