@@ -162,14 +162,7 @@ TEST(LoadCsvParts, SkipsAnUnreadLabelColumnAsLoadCsvDoes) {
   ExpectSameValues(parts.joined.columns[0], LoadCsv(path, schema, options).columns[0]);
 }
 
-std::string Refusal(const std::function<void()>& read) {
-  try {
-    read();
-  } catch (const InvalidArgument& error) {
-    return error.what();
-  }
-  return "(no refusal)";
-}
+using testing::Refusal;
 
 // A file with one fault late in it is refused with LoadCsv's message: the row and line counted
 // in the whole file, not in the part that holds it.

@@ -18,14 +18,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-std::string Refusal(const std::function<void()>& read) {
-  try {
-    read();
-  } catch (const InvalidArgument& error) {
-    return error.what();
-  }
-  return "(no refusal)";
-}
+using testing::Refusal;
 
 TEST(SchemaFromData, ADraftsNamesMustBeOnesACellCanHold) {
   const testing::ScratchDir dir;

@@ -8,11 +8,13 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "rdpkit/accountant/errors.h"
 #include "rdpkit/trees/train.h"
 
 namespace rdpkit::trees::testing {
@@ -76,6 +78,16 @@ class ScratchDir {
  private:
   std::filesystem::path path_;
 };
+
+// The message of the InvalidArgument that read() throws, or "(no refusal)".
+inline std::string Refusal(const std::function<void()>& read) {
+  try {
+    read();
+  } catch (const InvalidArgument& error) {
+    return error.what();
+  }
+  return "(no refusal)";
+}
 
 inline std::string ReadText(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
