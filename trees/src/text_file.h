@@ -22,8 +22,9 @@ inline constexpr std::size_t kMaxSchemaBytes = std::size_t{256} << 20;
 inline constexpr std::size_t kMaxModelBytes = std::size_t{1} << 30;
 
 // The whole text of a CSV file, which may be a regular file, a pipe or a device (read to its
-// end). Refuses a file that cannot be opened or read, and a line longer than kMaxLineBytes, as
-// soon as it has read that much of the line.
+// end): for the binning reader of a pipe, which reads its text twice. Refuses a file that cannot be
+// opened or read, and a line longer than kMaxLineBytes, as soon as it has read that much of the
+// line.
 [[nodiscard]] std::string ReadDataText(const std::string& path, const std::string& field);
 
 // The whole text of a JSON document (schema, model) of at most max_bytes; refuses a longer one
