@@ -62,7 +62,7 @@ struct PlotArgs {
   std::optional<std::uint64_t> steps;  // absent: the count of a self_composed event
   int points = 30;                     // [2, 1000]
   std::string out;                     // the SVG file
-  std::string title;
+  std::string title;                   // UTF-8 without control characters
   std::string orders;
   bool fast = false;
   std::string accountant = "best";

@@ -129,6 +129,18 @@ TEST(PlotCommand, BadInputNamesTheField) {
         ThrowsMessage<InvalidArgument>(HasSubstr("steps = " + std::to_string(steps) +
                                                  " is outside whole numbers in [1, 2^53]")));
   }
+  // The title goes into the SVG's XML: bytes that are not UTF-8 and control characters would
+  // make it unreadable.
+  for (const std::string& title :
+       std::vector<std::string>{"caf\xFF", "line\nbreak", std::string("nul\0", 4)}) {
+    EXPECT_THAT(
+        [&] {
+          (void)RunPlot(
+              {.event = kStep, .delta = 1e-5, .steps = 10, .out = TempSvg(), .title = title}, out);
+        },
+        ThrowsMessage<InvalidArgument>(
+            HasSubstr("is outside UTF-8 text without control characters")));
+  }
   EXPECT_TRUE(out.str().empty());
 }
 
