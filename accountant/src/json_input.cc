@@ -1,5 +1,6 @@
 #include "rdpkit/accountant/json_input.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -245,6 +246,21 @@ json Parse(std::string_view text, std::string_view field, std::string_view origi
   if (text.size() > limits.max_bytes) {
     // The text may be the first max_bytes + 1 bytes of a longer input (a reader stops there).
     throw InputTooLong(field, origin, limits.max_bytes);
+  }
+  // nlohmann's lexer takes a NUL byte for the end of the input and would accept whatever follows
+  // it; raw NUL is no JSON anywhere (in a string it must be written \u0000).
+  if (const std::size_t nul = text.find('\0'); nul != std::string_view::npos) {
+    const std::string_view before = text.substr(0, nul);
+    const std::size_t line =
+        1 + static_cast<std::size_t>(std::count(before.begin(), before.end(), '\n'));
+    const std::size_t line_start = before.rfind('\n');
+    const std::size_t column =
+        nul - (line_start == std::string_view::npos ? 0 : line_start + 1) + 1;
+    throw InvalidArgument(std::string(field),
+                          "malformed JSON" +
+                              (origin.empty() ? std::string() : " in " + std::string(origin)) +
+                              ": not valid JSON at line " + std::to_string(line) + ", column " +
+                              std::to_string(column) + ": a NUL byte, which JSON text cannot hold");
   }
   json root;
   StrictSax sax(root, field, origin, limits, taker);

@@ -63,5 +63,22 @@ TEST(ParseJsonTaking, KeepsParseJsonsRefusalsAndPaths) {
   }
 }
 
+// A NUL byte ends nlohmann's input; raw NUL is no JSON, so the text is refused where it stands
+// (after a whole document, inside a string) instead of being read up to it.
+TEST(ParseJson, RefusesANulByteWhereverItStands) {
+  using ::testing::HasSubstr;
+  const std::string after = std::string(R"({"a": 1})") + '\0' + "garbage";
+  EXPECT_THAT([&] { (void)ParseJson(after, "doc", "test"); },
+              ::testing::ThrowsMessage<InvalidArgument>(HasSubstr(
+                  "doc: malformed JSON in test: not valid JSON at line 1, column 9: a NUL byte")));
+  const std::string in_string = std::string("{\n \"a\": \"x") + '\0' + "\"}";
+  EXPECT_THAT([&] { (void)ParseJson(in_string, "doc", "test"); },
+              ::testing::ThrowsMessage<InvalidArgument>(HasSubstr("line 2, column 9: a NUL byte")));
+  Taken taken;
+  EXPECT_THAT([&] { (void)ParseTaking(after, taken); },
+              ::testing::ThrowsMessage<InvalidArgument>(HasSubstr("a NUL byte")));
+  EXPECT_EQ(ParseJson(R"({"a": "\u0000"})", "doc", "test")["a"], std::string(1, '\0'));
+}
+
 }  // namespace
 }  // namespace rdpkit
