@@ -295,7 +295,6 @@ int TrainOnRanks(const TrainArgs& args, std::ostream& out, TrainRanks& ranks) {
   // Recorded when it is not the default, so a default run writes the file it always wrote (and
   // the Python estimator's, byte for byte).
   if (args.label != trees::kDefaultLabelColumn) model.label_column = args.label;
-  model.Save(args.out);
 
   // The training log: exact data-dependent counts for the operator, covered by no epsilon. It
   // goes to --report (a file that says so) and, summarised, to stderr; never to the model file
@@ -308,11 +307,17 @@ int TrainOnRanks(const TrainArgs& args, std::ostream& out, TrainRanks& ranks) {
   log["clipped"] = clipped;
   log["notice"] = kTrainingLogNotice;
   log["model"] = args.out;
+  // The report goes to its temporary file before the model is saved and is renamed into place
+  // after: a report that cannot be written leaves no model behind, and a model that cannot be
+  // saved no report.
+  std::optional<trees::AtomicFileWriter> report;
   if (!args.report.empty()) {
+    report.emplace(args.report, "report");
     // The model's path may hold bytes that are not UTF-8 (shown as U+FFFD, as on stdout).
-    const std::string text = log.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
-    trees::WriteFileAtomically(args.report, text + "\n", "report");
+    report->Write(log.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   }
+  model.Save(args.out);
+  if (report) report->Commit();
   if (args.err != nullptr && !args.quiet) {
     *args.err << "rdpkit train: training log (NOT differentially private, do not publish): " << rows
               << " rows, " << total_clipped << " values clipped into the "

@@ -211,6 +211,32 @@ TEST(OutputFiles, APathThatIsNotUtf8IsWrittenAndShown) {
   EXPECT_THAT(ReadText(args.report), HasSubstr("model\xEF\xBF\xBD.json"));
 }
 
+// A file name may have 255 bytes, its temporary's name too (the stem is cut); a longer name is
+// refused before training, so neither the model nor the report is written.
+TEST(OutputFiles, LongFileNamesAreWrittenOrRefusedBeforeAnything) {
+  const Files files;
+  TrainArgs args = files.Args();
+  args.out = files.dir.File(std::string(240, 'm') + ".json");
+  args.report = files.dir.File(std::string(245, 'r') + ".json");
+  std::ostringstream out;
+  ASSERT_EQ(RunTrain(args, out), 0);
+  EXPECT_TRUE(std::filesystem::exists(args.out));
+  EXPECT_TRUE(std::filesystem::exists(args.report));
+  std::size_t files_left = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(files.dir.path())) {
+    EXPECT_EQ(entry.path().filename().string().find(".rdpkit-tmp."), std::string::npos);
+    ++files_left;
+  }
+  EXPECT_EQ(files_left, 4u);  // data, schema, model, report
+
+  args.out = files.dir.File("model.json");
+  args.report = files.dir.File(std::string(300, 'r') + ".json");
+  EXPECT_THAT([&] { (void)RunTrain(args, out); },
+              ThrowsMessage<InvalidArgument>(
+                  HasSubstr("its file name is 305 bytes, longer than the 255 its folder allows")));
+  EXPECT_FALSE(std::filesystem::exists(args.out));
+}
+
 TEST(OutputFiles, OutputThatCannotBeWrittenIsAnError) {
   if (!std::filesystem::exists("/dev/full")) GTEST_SKIP() << "no /dev/full on this system";
   const Files files;

@@ -82,11 +82,22 @@ const char* KindOf(mode_t mode) {
   return "not a regular file";
 }
 
-// Removes ".<name>.<pid>.rdpkit-tmp.*" files in dir whose process no longer exists.
+// The target's name as its temporary's names begin: cut so that ".<stem>.<pid>.rdpkit-tmp.<8 hex>"
+// stays within the 255 bytes of a file name (a target name of 230 bytes is legal, its temporary
+// would not be). Targets that share the first bytes share the stem; only the pid and suffix tell
+// their temporaries apart, which is all that is needed.
+std::string TemporaryStem(const std::string& name) {
+  constexpr std::size_t kMaxStemBytes = 200;
+  return name.substr(0, kMaxStemBytes);
+}
+
+// Removes ".<stem>.<pid>.rdpkit-tmp.*" files in dir whose process no longer exists.
 void RemoveStaleTemporaries(const std::string& dir, const std::string& name) {
   DIR* listing = opendir(dir.c_str());
   if (listing == nullptr) return;
-  const std::string prefix = "." + name + ".";
+  std::string prefix = TemporaryStem(name);
+  prefix.insert(prefix.begin(), '.');
+  prefix += '.';
   while (const dirent* entry = readdir(listing)) {
     const std::string file = entry->d_name;
     if (file.compare(0, prefix.size(), prefix) != 0) continue;
@@ -138,6 +149,13 @@ Target CheckedTarget(const std::string& path, const std::string& field) {
   SplitPath(path, target.dir, target.name);
   if (target.name.empty() || target.name == "." || target.name == "..") {
     throw InvalidArgument(field, "\"" + path + "\" names a directory, not a file");
+  }
+  // Checked here, before any work: the rename onto a longer name would fail only at the end.
+  const long name_max = pathconf(target.dir.c_str(), _PC_NAME_MAX);  // -1: unknown
+  if (name_max > 0 && target.name.size() > static_cast<std::size_t>(name_max)) {
+    throw InvalidArgument(
+        field, "\"" + path + "\": its file name is " + std::to_string(target.name.size()) +
+                   " bytes, longer than the " + std::to_string(name_max) + " its folder allows");
   }
   target.exists = lstat(path.c_str(), &target.existing) == 0;
   if (target.exists && !S_ISREG(target.existing.st_mode)) {
@@ -218,7 +236,13 @@ AtomicFileWriter::AtomicFileWriter(const std::string& path, const std::string& f
   for (int attempt = 0; attempt < 16 && fd_ < 0; ++attempt) {
     char suffix[20];
     std::snprintf(suffix, sizeof(suffix), "%08x", static_cast<unsigned>(entropy()));
-    temp_ = dir_ + "/." + target.name + "." + std::to_string(getpid()) + kTempTag + suffix;
+    // Appended piece by piece: GCC 12 warns (-Wrestrict) on "." + std::to_string(...).
+    temp_ = dir_ + "/.";
+    temp_ += TemporaryStem(target.name);
+    temp_ += '.';
+    temp_ += std::to_string(getpid());
+    temp_ += kTempTag;
+    temp_ += suffix;
     // 0666 less the umask, as for any new output file; an existing file's mode is copied below.
     fd_ = open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd_ < 0 && errno != EEXIST) break;
