@@ -123,11 +123,8 @@ int RunPlot(const PlotArgs& args, std::ostream& out) {
   if (args.steps && *args.steps == 0) {
     throw InvalidArgument("steps", "0", "whole numbers in [1, 2^53]");
   }
-  // The SVG is XML: UTF-8 text, and no control characters but the tab.
-  const bool control = std::any_of(args.title.begin(), args.title.end(), [](char c) {
-    return (static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == '\x7F';
-  });
-  if (control || !IsUtf8(args.title)) {
+  // The SVG is XML: UTF-8 text without control characters or noncharacters.
+  if (!IsUtf8(args.title) || !FirstControlCharacter(args.title).empty()) {
     throw InvalidArgument("title", "\"" + args.title + "\"",
                           "UTF-8 text without control characters");
   }

@@ -323,7 +323,7 @@ int TrainOnRanks(const TrainArgs& args, std::ostream& out, TrainRanks& ranks) {
               << " rows, " << total_clipped << " values clipped into the "
               << "schema bounds"
               << (args.report.empty() ? std::string(" (--report FILE writes the full log)")
-                                      : " (full log in " + args.report + ")")
+                                      : " (full log in " + Printable(args.report) + ")")
               << "\n"
               << std::flush;
     if (trees::TaskOfObjective(config.objective) == trees::Task::kRegression) {

@@ -1,5 +1,6 @@
 #include "rdpkit/accountant/errors.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <string>
@@ -70,6 +71,31 @@ bool IsUtf8(std::string_view text) {
   return true;
 }
 
+namespace {
+// Whether the valid UTF-8 character at text[i] of `length` bytes is a C1 control (U+0080 to
+// U+009F: C2 80 to C2 9F) or a noncharacter U+FFFE or U+FFFF (EF BF BE, EF BF BF).
+bool IsC1OrNoncharacter(std::string_view text, std::size_t i, std::size_t length) {
+  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[i + k]); };
+  if (length == 2) return byte(0) == 0xC2 && byte(1) <= 0x9F;
+  return length == 3 && byte(0) == 0xEF && byte(1) == 0xBF && byte(2) >= 0xBE;
+}
+}  // namespace
+
+std::string FirstControlCharacter(std::string_view text) {
+  for (std::size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    std::size_t length = 1;
+    bool control = c < 0x20 || c == 0x7F;
+    if (c >= 0x80) {
+      length = std::max<std::size_t>(1, Utf8Length(text, i));
+      control = length > 1 && IsC1OrNoncharacter(text, i, length);
+    }
+    if (control) return Printable(text.substr(i, length));
+    i += length;
+  }
+  return "";
+}
+
 // Text for a one-line message on a terminal: control bytes (a NUL, a newline, an escape
 // sequence read from a file) and bytes that are not UTF-8 are written as \xNN.
 std::string Printable(std::string_view text) {
@@ -81,16 +107,22 @@ std::string Printable(std::string_view text) {
       out += text[i++];
       continue;
     }
-    if (const std::size_t length = c >= 0x80 ? Utf8Length(text, i) : 0; length > 0) {
+    static constexpr char kHex[] = "0123456789ABCDEF";
+    const std::size_t length = c >= 0x80 ? Utf8Length(text, i) : 0;
+    if (length > 0 && !IsC1OrNoncharacter(text, i, length)) {
       out.append(text.substr(i, length));
       i += length;
       continue;
     }
-    static constexpr char kHex[] = "0123456789ABCDEF";
-    out += "\\x";
-    out += kHex[c >> 4];
-    out += kHex[c & 0xF];
-    ++i;
+    // A control byte, a byte that is not UTF-8, or each byte of a C1 control (U+009B is a
+    // terminal's CSI) or noncharacter.
+    for (std::size_t k = 0; k < std::max<std::size_t>(1, length); ++k) {
+      const auto b = static_cast<unsigned char>(text[i + k]);
+      out += "\\x";
+      out += kHex[b >> 4];
+      out += kHex[b & 0xF];
+    }
+    i += std::max<std::size_t>(1, length);
   }
   return out;
 }

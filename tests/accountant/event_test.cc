@@ -277,6 +277,10 @@ TEST(ErrorText, IsPrintable) {
   EXPECT_EQ(Printable("caf\xC3\xA9 \xE2\x80\xA6 \xF0\x9F\x98\x80"),
             "caf\xC3\xA9 \xE2\x80\xA6 \xF0\x9F\x98\x80");
   EXPECT_EQ(Printable("\xFF\xC3 \xED\xA0\x80"), "\\xFF\\xC3 \\xED\\xA0\\x80");
+  // C1 controls (U+009B is a terminal's CSI) and the noncharacters U+FFFE/U+FFFF, byte by byte.
+  EXPECT_EQ(Printable("a\xC2\x9B"
+                      "2J \xC2\xA0 \xEF\xBF\xBF"),
+            "a\\xC2\\x9B2J \xC2\xA0 \\xEF\\xBF\\xBF");
   const json j = {{std::string("gaussian\0x", 10), {{"noise_multiplier", 1}}}};
   try {
     (void)Event::FromJson(j);
@@ -298,6 +302,17 @@ TEST(ErrorText, IsUtf8) {
   EXPECT_FALSE(IsUtf8("\xED\xA0\x80"));      // a UTF-16 surrogate
   EXPECT_FALSE(IsUtf8("\xF4\x90\x80\x80"));  // past U+10FFFF
   EXPECT_FALSE(IsUtf8("\xE2\x80\x41"));      // a continuation byte missing
+}
+
+TEST(ErrorText, FirstControlCharacter) {
+  EXPECT_EQ(FirstControlCharacter("caf\xC3\xA9 \xC2\xA0 \xE2\x80\xA6"), "");
+  EXPECT_EQ(FirstControlCharacter("a\tb"), "\\x09");
+  EXPECT_EQ(FirstControlCharacter("x\x7F"), "\\x7F");
+  EXPECT_EQ(FirstControlCharacter("x\xC2\x9B"
+                                  "2J\x1B"),
+            "\\xC2\\x9B");
+  EXPECT_EQ(FirstControlCharacter("\xEF\xBF\xBE"), "\\xEF\\xBF\\xBE");
+  EXPECT_EQ(FirstControlCharacter(std::string("n\0", 2)), "\\x00");
 }
 
 TEST(ErrorText, PathsAreWrittenOneWay) {

@@ -132,7 +132,8 @@ TEST(PlotCommand, BadInputNamesTheField) {
   // The title goes into the SVG's XML: bytes that are not UTF-8 and control characters would
   // make it unreadable.
   for (const std::string& title :
-       std::vector<std::string>{"caf\xFF", "line\nbreak", std::string("nul\0", 4)}) {
+       std::vector<std::string>{"caf\xFF", "line\nbreak", std::string("nul\0", 4), "a\tb",
+                                "c1\xC2\x9B", "nonchar\xEF\xBF\xBF"}) {
     EXPECT_THAT(
         [&] {
           (void)RunPlot(

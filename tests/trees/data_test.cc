@@ -118,6 +118,31 @@ TEST(Schema, RejectsBoundsWhoseWidthOverflows) {
   EXPECT_EQ(widest.features[0].max, half);
 }
 
+// Names are printed in predict's CSV header and on terminals: a control character (an escape
+// sequence, a C1 CSI, a tab) in a feature's, code's or class's name is refused by its field.
+TEST(Schema, RejectsNamesWithControlCharacters) {
+  EXPECT_THAT(
+      [] {
+        Schema::FromJson(SchemaWithFeature({{"name", "x\x1B[2J"}, {"min", 0}, {"max", 1}}));
+      },
+      ThrowsMessage<InvalidArgument>(
+          HasSubstr("features[0].name: \"x\\x1B[2J\" holds a control character (\\x1B)")));
+  EXPECT_THAT(
+      [] {
+        Schema::FromJson(SchemaWithFeature(
+            {{"name", "x"}, {"categorical", true}, {"n_codes", 2}, {"codes", {"a", "b\x7F"}}}));
+      },
+      ThrowsMessage<InvalidArgument>(HasSubstr("features[0].codes[1]")));
+  EXPECT_THAT(
+      [] {
+        Schema::FromJson({{"task", "multiclass"},
+                          {"n_classes", 2},
+                          {"classes", {"a\xC2\x9B", "b"}},
+                          {"features", {{{"name", "x"}, {"min", 0}, {"max", 1}}}}});
+      },
+      ThrowsMessage<InvalidArgument>(HasSubstr("classes[0]")));
+}
+
 TEST(Schema, RejectsBadCategoricalCodes) {
   EXPECT_THAT(
       [] {

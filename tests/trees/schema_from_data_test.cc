@@ -59,6 +59,13 @@ TEST(SchemaFromData, NamesThatAreNotUtf8AreRefusedByColumn) {
     EXPECT_THAT(Refusal(read),
                 HasSubstr("column 2 of 3 in the header, \"y\\xC3\", is not UTF-8 text"));
   }
+  // Control characters (an escape sequence would reach the terminal through predict's header).
+  const std::string escape = dir.Write("escape.csv", "x,label\n1,x\n2,\x1B[2J\n");
+  EXPECT_THAT(Refusal([&] { (void)DraftSchema(escape, "label", std::nullopt); }),
+              HasSubstr("column \"label\": its text \"\\x1B[2J\" holds a control character"));
+  const std::string tab = dir.Write("tab.csv", "x\ty,label\n1,0\n");
+  EXPECT_THAT(Refusal([&] { (void)SchemaFromData(tab, "label", Task::kBinary); }),
+              HasSubstr("\"x\\x09y\", holds a control character (\\x09)"));
   // Valid UTF-8 names are kept as they are.
   const std::string accents = dir.Write("accents.csv", "caf\xC3\xA9,label\nr\xC3\xB4t,0\nb,1\n");
   const Schema draft = DraftSchema(accents, "label", std::nullopt);

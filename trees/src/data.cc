@@ -113,6 +113,7 @@ Schema Schema::FromJson(const nlohmann::json& json) {
       throw InvalidArgument(FeatureField(i, "name"), "missing or not a non-empty string");
     }
     spec.name = name->get<std::string>();
+    internal::RequirePrintableName(spec.name, FeatureField(i, "name"));
     if (!names.insert(spec.name).second) {
       throw InvalidArgument(FeatureField(i, "name"), "\"" + spec.name + "\" appears twice");
     }
@@ -258,10 +259,15 @@ void RequireNamedColumns(const std::vector<std::string>& header, const std::stri
           "data", column + " has no name" +
                       (c + 1 == header.size() ? " (a comma at the end of the line?)" : ""));
     }
-    // Names go into schema and model files, which are JSON: UTF-8 text.
+    // Names go into schema and model files, which are JSON: UTF-8 text; and into CSV headers
+    // and onto terminals: no control characters.
     if (!IsUtf8(header[c])) {
       throw InvalidArgument(
           "data", column + ", \"" + header[c] + "\", is not UTF-8 text (save the file as UTF-8)");
+    }
+    if (const std::string control = FirstControlCharacter(header[c]); !control.empty()) {
+      throw InvalidArgument(
+          "data", column + ", \"" + header[c] + "\", holds a control character (" + control + ")");
     }
   }
 }

@@ -7,6 +7,14 @@
 #include "rdpkit/accountant/errors.h"
 
 namespace rdpkit::trees::internal {
+
+void RequirePrintableName(const std::string& name, const std::string& field) {
+  if (const std::string control = FirstControlCharacter(name); !control.empty()) {
+    throw InvalidArgument(field, "\"" + name + "\" holds a control character (" + control +
+                                     "); names are printed in CSV headers and on terminals");
+  }
+}
+
 namespace {
 
 // A list of `count` distinct non-empty names at `field` (`whose` says where count comes from).
@@ -30,6 +38,7 @@ std::vector<std::string> ReadNames(const nlohmann::json& list, const std::string
     if (!name.is_string() || name.get<std::string>().empty()) {
       throw InvalidArgument(at, "must be a non-empty string");
     }
+    RequirePrintableName(name.get<std::string>(), at);
     if (!seen.insert(name.get<std::string>()).second) {
       throw InvalidArgument(at, "\"" + name.get<std::string>() + "\" appears twice");
     }

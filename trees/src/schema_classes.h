@@ -23,6 +23,9 @@ void WriteClasses(const Schema& schema, nlohmann::json& json);
 // names of codes 0..n_codes−1; empty when absent. InvalidArgument naming "features[i].codes…".
 std::vector<std::string> ReadCodeNames(const nlohmann::json& feature, std::size_t index,
                                        int n_codes);
+// A feature's, code's or class's name holds no control character (FirstControlCharacter): names
+// are printed in CSV headers and on terminals. InvalidArgument naming field otherwise.
+void RequirePrintableName(const std::string& name, const std::string& field);
 // Whether value is a class index of a K-class schema: an integer in [0, K).
 bool IsClassLabel(double value, int n_classes);
 

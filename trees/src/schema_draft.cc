@@ -129,6 +129,11 @@ std::vector<std::string> NamesOf(const DraftColumn& column, const std::string& s
       throw InvalidArgument("data", source + ", column \"" + column.name + "\": its text " +
                                         Quote(name) + " is not UTF-8 (save the file as UTF-8)");
     }
+    if (const std::string control = FirstControlCharacter(name); !control.empty()) {
+      throw InvalidArgument("data", source + ", column \"" + column.name + "\": its text " +
+                                        Quote(name) + " holds a control character (" + control +
+                                        ")");
+    }
   }
   // Names the data reader could not match in a cell (a blank at an end, a double quote): the
   // draft would give a schema that refuses its own data.

@@ -48,6 +48,10 @@ std::string FormatNumber(double value);
 // Whether text is valid UTF-8 (RFC 3629: no overlong forms, surrogates or code points past
 // U+10FFFF), as JSON text must be: names read from a CSV go into schema and model files.
 bool IsUtf8(std::string_view text);
+// The first control character of UTF-8 text (C0 such as NUL, tab, newline or ESC; DEL; C1 such
+// as U+009B) or noncharacter U+FFFE/U+FFFF, as "\\x1B" (Printable's form), or "" when there is
+// none: names printed in CSV headers and on terminals, and text written into XML, must hold none.
+std::string FirstControlCharacter(std::string_view text);
 
 // Text for a one-line message on a terminal: control bytes (a NUL, a newline, an escape sequence
 // read from a file) and bytes that are not UTF-8 are written as \xNN. InvalidArgument's messages
