@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <sstream>
 
 #include "rdpkit/accountant/errors.h"
@@ -86,6 +87,35 @@ bool IsPlainDecimal(const std::string& text) {
   return i == n;
 }
 
+// Whether plain decimal text (IsPlainDecimal) denotes a whole number exactly: no digit other than
+// 0 after the point once the exponent has moved it ("1.5e3" yes, "1.9999999999999999" no, though
+// it rounds to 2 as a double).
+bool DenotesWholeNumber(const std::string& text) {
+  std::string digits;
+  long long point = -1;  // digits before the point
+  std::size_t i = text[0] == '+' || text[0] == '-' ? 1 : 0;
+  for (; i < text.size() && text[i] != 'e' && text[i] != 'E'; ++i) {
+    if (text[i] == '.') {
+      point = static_cast<long long>(digits.size());
+    } else {
+      digits += text[i];
+    }
+  }
+  if (point < 0) point = static_cast<long long>(digits.size());
+  long long exponent = 0;
+  if (i < text.size()) {
+    const std::string power = text.substr(i + 1);
+    // Exponents past ±10^6 are refused (as a number of 10^6 digits would be).
+    if (power.size() > 8) return false;
+    exponent = std::stoll(power);
+  }
+  const long long whole_digits = point + exponent;  // digits that stand before the point
+  for (std::size_t k = 0; k < digits.size(); ++k) {
+    if (static_cast<long long>(k) >= whole_digits && digits[k] != '0') return false;
+  }
+  return true;
+}
+
 // Command-line text as a message value: quoted, so that "" and " 1" are visible.
 std::string Quoted(const std::string& text) { return "\"" + Abbreviate(text, 60) + "\""; }
 
@@ -117,7 +147,7 @@ std::uint64_t ParseWholeNumber(const std::string& text, const std::string& field
   if (error == std::errc() && ptr == end) return value;
   // A whole number in decimal or exponent notation (60000, 6e4, 1.5e3) up to 2^53, where every
   // whole number is a double exactly.
-  if (IsPlainDecimal(text)) {
+  if (IsPlainDecimal(text) && DenotesWholeNumber(text)) {
     const double number = std::strtod(text.c_str(), nullptr);
     if (number <= 0x1p53 && number == std::floor(number)) return static_cast<std::uint64_t>(number);
   }
@@ -206,6 +236,19 @@ CLI::Option* AddWholeNumberOption(CLI::App* sub, const std::string& flag,
                                   std::optional<std::uint64_t>* target, const std::string& accepted,
                                   const std::string& description) {
   return AddParsedOption(sub, flag, target, accepted, description, ParseWholeNumber, "UINT");
+}
+
+CLI::Option* AddWholeNumberOption(CLI::App* sub, const std::string& flag, int* target,
+                                  const std::string& accepted, const std::string& description) {
+  const auto parse = [](const std::string& text, const std::string& field,
+                        const std::string& accepted_text) {
+    const std::uint64_t value = ParseWholeNumber(text, field, accepted_text);
+    if (value > static_cast<std::uint64_t>(std::numeric_limits<int>::max())) {
+      throw InvalidArgument(field, Quoted(text), accepted_text);
+    }
+    return static_cast<int>(value);
+  };
+  return AddParsedOption(sub, flag, target, accepted, description, parse, "INT");
 }
 
 std::string DescribeUsageError(const CLI::App& app, const CLI::ParseError& error) {

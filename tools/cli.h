@@ -67,6 +67,9 @@ CLI::Option* AddNumberOption(CLI::App* sub, const std::string& flag, std::option
 CLI::Option* AddWholeNumberOption(CLI::App* sub, const std::string& flag,
                                   std::optional<std::uint64_t>* target, const std::string& accepted,
                                   const std::string& description);
+// The same into an int (a number above INT_MAX is refused with `accepted`).
+CLI::Option* AddWholeNumberOption(CLI::App* sub, const std::string& flag, int* target,
+                                  const std::string& accepted, const std::string& description);
 
 // CLI11's own errors (unknown option, missing value, missing required option) in rdpkit's one
 // error style: "<field>: <what is wrong> (<the flag's help, which states its accepted range>)".

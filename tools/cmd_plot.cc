@@ -174,7 +174,8 @@ void RegisterPlot(CLI::App& app, Action& action) {
       ->required();
   AddWholeNumberOption(sub, "--steps", &args->steps, "whole numbers in [1, 2^53]",
                        "number of steps (default: the count of a self_composed --event)");
-  sub->add_option("--points", args->points, "points on the curve, in [2, 1000] (default 30)");
+  AddWholeNumberOption(sub, "--points", &args->points, "[2, 1000]",
+                       "points on the curve, in [2, 1000] (default 30)");
   sub->add_option("--out", args->out, "SVG file to write")->required();
   sub->add_option("--title", args->title, "title above the plot (default: Privacy curve)");
   sub->add_option("--orders", args->orders, "comma-separated Renyi orders");

@@ -390,7 +390,14 @@ TEST(WholeNumbers, DigitsOrExactExponentForms) {
   EXPECT_EQ(ParseWholeNumber("6e4", "dataset-size", accepted), 60000u);
   EXPECT_EQ(ParseWholeNumber("1.5e3", "dataset-size", accepted), 1500u);
   EXPECT_EQ(ParseWholeNumber("18446744073709551615", "seed", accepted), 18446744073709551615u);
-  for (const char* bad : {"2.5", "1e-3", "-1", "+5", "0x10", "1e16", "1e400", "", " 1", "nan"}) {
+  EXPECT_EQ(ParseWholeNumber("010", "points", accepted), 10u);  // decimal, never octal
+  EXPECT_EQ(ParseWholeNumber("5.", "seed", accepted), 5u);
+  EXPECT_EQ(ParseWholeNumber("1.2500e2", "seed", accepted), 125u);
+  EXPECT_EQ(ParseWholeNumber("0.0", "seed", accepted), 0u);
+  // Texts that round to a whole double but do not denote one are refused.
+  for (const char* bad :
+       {"2.5", "1e-3", "-1", "+5", "0x10", "1e16", "1e400", "", " 1", "nan", "1.9999999999999999",
+        "0.99999999999999999999", "1e-400", "1000.0000000000000001", "1.25e1"}) {
     EXPECT_THAT([&] { (void)ParseWholeNumber(bad, "dataset-size", accepted); },
                 ThrowsMessage<InvalidArgument>(HasSubstr("dataset-size")))
         << bad;
