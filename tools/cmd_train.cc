@@ -224,13 +224,14 @@ trees::TrainerConfig CheckedSchemaAndConfig(const TrainArgs& args, const TrainRa
   const trees::TrainerConfig given = trees::GivenConfig(config_json);
   const trees::Task task = trees::TaskOfObjective(given.objective);
   if (args.bounds_from_data) {
-    if (args.err != nullptr) *args.err << kBoundsWarning << std::flush;
     if (!has_schema && task == trees::Task::kMulticlass) {
       throw InvalidArgument("schema",
                             "missing: a multiclass objective needs a schema with "
                             "\"n_classes\" (pass --schema schema.json)");
     }
     if (!has_schema) schema = trees::SchemaFromData(ranks.DataPath(args.data), args.label, task);
+    // After the bounds were read: a refused input gets its error alone.
+    if (args.err != nullptr) *args.err << kBoundsWarning << std::flush;
   }
   if (has_schema && schema.task != task) {
     throw InvalidArgument("objective", "\"" + trees::ToString(given.objective) +
