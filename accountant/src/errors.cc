@@ -43,14 +43,26 @@ std::size_t Utf8Length(std::string_view text, std::size_t i) {
   return length;
 }
 
+// A value for a message, cut to kMaxValueBytes; a quoted one keeps its closing quote and its
+// count is of the text inside the quotes.
+std::string AbbreviatedValue(const std::string& value) {
+  if (value.size() > kMaxValueBytes && value.size() >= 2 && value.front() == '"' &&
+      value.back() == '"') {
+    return '"' +
+           Abbreviate(std::string_view(value).substr(1, value.size() - 2), kMaxValueBytes - 2) +
+           '"';
+  }
+  return Abbreviate(value, kMaxValueBytes);
+}
+
 }  // namespace
 
 InvalidArgument::InvalidArgument(std::string field, std::string value, std::string accepted)
     : std::invalid_argument(Printable(Abbreviate(field, kMaxFieldBytes)) + " = " +
-                            Printable(Abbreviate(value, kMaxValueBytes)) + " is outside " +
+                            Printable(AbbreviatedValue(value)) + " is outside " +
                             Printable(Abbreviate(accepted, kMaxTextBytes))),
       field_(Abbreviate(field, kMaxFieldBytes)),
-      value_(Abbreviate(value, kMaxValueBytes)),
+      value_(AbbreviatedValue(value)),
       accepted_(Abbreviate(accepted, kMaxTextBytes)) {}
 
 InvalidArgument::InvalidArgument(std::string field, std::string message)

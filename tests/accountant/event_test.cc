@@ -264,6 +264,9 @@ TEST(ErrorText, IsAbbreviated) {
   const InvalidArgument e("field", std::string(1000, 'v'), "(0, 1)");
   EXPECT_THAT(e.value(), HasSubstr("…(1000 bytes)"));
   EXPECT_LT(e.value().size(), 100u);
+  // A quoted value keeps its closing quote; the count is of the text inside the quotes.
+  const InvalidArgument quoted("field", "\"" + std::string(100, 'A') + "\"", "{a, b}");
+  EXPECT_EQ(quoted.value(), "\"" + std::string(78, 'A') + "…(100 bytes)\"");
   EXPECT_EQ(Abbreviate("short"), "short");
   // Cut at a character boundary: 'é' is two bytes.
   EXPECT_EQ(Abbreviate("aé", 2), "a…(3 bytes)");
