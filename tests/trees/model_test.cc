@@ -327,6 +327,8 @@ TEST(ModelFile, RejectsForeignFiles) {
   EXPECT_THAT(LoadError(Mutated([](auto& j) { j.erase("privacy"); })), HasSubstr("privacy"));
   EXPECT_THAT(LoadError(Mutated([](auto& j) { j["base_score"] = "high"; })),
               HasSubstr("base_score"));
+  EXPECT_THAT(LoadError(Mutated([](auto& j) { j["feature_names"][1] = "x\x1B[2J"; })),
+              HasSubstr("feature_names[1]: \"x\\x1B[2J\" holds a control character"));
 }
 
 // The privacy block is one train writes: its numbers in range and its event an event. (Whether

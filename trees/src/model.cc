@@ -312,6 +312,8 @@ Model FromJsonTaken(const nlohmann::json& json, internal::TakenNodes* taken) {
       throw InvalidArgument("feature_names[" + std::to_string(i) + "]", "must be a string");
     }
     model.feature_names.push_back(names[i].get<std::string>());
+    internal::RequirePrintableName(model.feature_names.back(),
+                                   "feature_names[" + std::to_string(i) + "]");
     if (!unique.insert(model.feature_names.back()).second) {
       throw InvalidArgument("feature_names[" + std::to_string(i) + "]",
                             "\"" + model.feature_names.back() + "\" appears twice");
