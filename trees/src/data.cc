@@ -262,12 +262,12 @@ void RequireNamedColumns(const std::vector<std::string>& header, const std::stri
     // Names go into schema and model files, which are JSON: UTF-8 text; and into CSV headers
     // and onto terminals: no control characters.
     if (!IsUtf8(header[c])) {
-      throw InvalidArgument(
-          "data", column + ", \"" + header[c] + "\", is not UTF-8 text (save the file as UTF-8)");
+      throw InvalidArgument("data", column + ", " + Quote(header[c]) +
+                                        ", is not UTF-8 text (save the file as UTF-8)");
     }
     if (const std::string control = FirstControlCharacter(header[c]); !control.empty()) {
-      throw InvalidArgument(
-          "data", column + ", \"" + header[c] + "\", holds a control character (" + control + ")");
+      throw InvalidArgument("data", column + ", " + Quote(header[c]) +
+                                        ", holds a control character (" + control + ")");
     }
   }
 }

@@ -4,13 +4,14 @@
 #include <set>
 #include <string>
 
+#include "csv_line.h"
 #include "rdpkit/accountant/errors.h"
 
 namespace rdpkit::trees::internal {
 
 void RequirePrintableName(const std::string& name, const std::string& field) {
   if (const std::string control = FirstControlCharacter(name); !control.empty()) {
-    throw InvalidArgument(field, "\"" + name + "\" holds a control character (" + control +
+    throw InvalidArgument(field, csv::Quote(name) + " holds a control character (" + control +
                                      "); names are printed in CSV headers and on terminals");
   }
 }
