@@ -259,15 +259,9 @@ void RequireNamedColumns(const std::vector<std::string>& header, const std::stri
           "data", column + " has no name" +
                       (c + 1 == header.size() ? " (a comma at the end of the line?)" : ""));
     }
-    // Names go into schema and model files, which are JSON: UTF-8 text; and into CSV headers
-    // and onto terminals: no control characters.
-    if (!IsUtf8(header[c])) {
-      throw InvalidArgument("data", column + ", " + Quote(header[c]) +
-                                        ", is not UTF-8 text (save the file as UTF-8)");
-    }
-    if (const std::string control = FirstControlCharacter(header[c]); !control.empty()) {
-      throw InvalidArgument("data", column + ", " + Quote(header[c]) +
-                                        ", holds a control character (" + control + ")");
+    // Names go into schema and model files, CSV headers and onto terminals.
+    if (const std::string problem = NameProblem(header[c]); !problem.empty()) {
+      throw InvalidArgument("data", column + ", " + Quote(header[c]) + ", " + problem);
     }
   }
 }

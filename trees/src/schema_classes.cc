@@ -9,10 +9,18 @@
 
 namespace rdpkit::trees::internal {
 
-void RequirePrintableName(const std::string& name, const std::string& field) {
+std::string NameProblem(std::string_view name) {
+  if (!IsUtf8(name)) return "is not UTF-8 text (save the file as UTF-8)";
   if (const std::string control = FirstControlCharacter(name); !control.empty()) {
-    throw InvalidArgument(field, csv::Quote(name) + " holds a control character (" + control +
-                                     "); names are printed in CSV headers and on terminals");
+    return "holds a control character (" + control + ")";
+  }
+  return "";
+}
+
+void RequirePrintableName(const std::string& name, const std::string& field) {
+  if (const std::string problem = NameProblem(name); !problem.empty()) {
+    throw InvalidArgument(field, csv::Quote(name) + " " + problem +
+                                     "; names are printed in CSV headers and on terminals");
   }
 }
 

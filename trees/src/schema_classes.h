@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "rdpkit/trees/data.h"
@@ -23,8 +24,12 @@ void WriteClasses(const Schema& schema, nlohmann::json& json);
 // names of codes 0..n_codes−1; empty when absent. InvalidArgument naming "features[i].codes…".
 std::vector<std::string> ReadCodeNames(const nlohmann::json& feature, std::size_t index,
                                        int n_codes);
-// A feature's, code's or class's name holds no control character (FirstControlCharacter): names
-// are printed in CSV headers and on terminals. InvalidArgument naming field otherwise.
+// What makes text unfit for a name, which goes into JSON files (UTF-8 text), CSV headers and onto
+// terminals (no control character, FirstControlCharacter): "is not UTF-8 text (save the file as
+// UTF-8)", "holds a control character (\x1B)", or "" when nothing does.
+std::string NameProblem(std::string_view name);
+// A feature's, code's or class's name of a schema or model has no NameProblem; InvalidArgument
+// naming field otherwise.
 void RequirePrintableName(const std::string& name, const std::string& field);
 // Whether value is a class index of a K-class schema: an integer in [0, K).
 bool IsClassLabel(double value, int n_classes);

@@ -13,6 +13,7 @@
 #include "csv_table.h"
 #include "rdpkit/accountant/errors.h"
 #include "rdpkit/trees/data.h"
+#include "schema_classes.h"
 #include "text_file.h"
 
 namespace rdpkit::trees {
@@ -125,14 +126,9 @@ std::vector<std::string> NamesOf(const DraftColumn& column, const std::string& s
   }
   std::vector<std::string> names(column.texts.begin(), column.texts.end());
   for (const std::string& name : names) {
-    if (!IsUtf8(name)) {
+    if (const std::string problem = internal::NameProblem(name); !problem.empty()) {
       throw InvalidArgument("data", source + ", column \"" + column.name + "\": its text " +
-                                        Quote(name) + " is not UTF-8 (save the file as UTF-8)");
-    }
-    if (const std::string control = FirstControlCharacter(name); !control.empty()) {
-      throw InvalidArgument("data", source + ", column \"" + column.name + "\": its text " +
-                                        Quote(name) + " holds a control character (" + control +
-                                        ")");
+                                        Quote(name) + " " + problem);
     }
   }
   // Names the data reader could not match in a cell (a blank at an end, a double quote): the
