@@ -106,6 +106,29 @@ void ReadTableBlock(std::string_view text, const std::string& source, Targets&& 
   }
 }
 
+// The next block of `blocks` read into table in place of the last block's rows (the header
+// stays), continuing at cursor (ReadTableBlock); false at the end of the input.
+template <class Targets, class WhyBad>
+bool ReadNextTableBlock(BlockSource& blocks, const std::string& source, Targets&& targets_of_header,
+                        std::vector<csv::ColumnTarget>& targets, WhyBad&& why_bad,
+                        TableCursor& cursor, RawTable& table) {
+  std::string_view block;
+  if (!blocks.Next(block)) return false;
+  table.columns.assign(table.header.size(), {});
+  table.lines.clear();
+  table.first_row = cursor.rows;
+  ReadTableBlock(block, source, targets_of_header, targets, why_bad, cursor, table);
+  return true;
+}
+
+// After the last block: InvalidArgument "data" when the input had no header or no data rows.
+inline void RequireHeaderAndRows(const TableCursor& cursor, const std::string& source) {
+  if (!cursor.have_header) {
+    throw InvalidArgument("data", source + " is empty (expected a header row)");
+  }
+  if (cursor.rows == 0) throw InvalidArgument("data", source + " has a header but no data rows");
+}
+
 // A bad code or label among a block's values, and its rank in the order LoadCsv checks a whole
 // file: the feature's schema index, or the number of features for a label. Of several blocks'
 // faults the one of the smallest rank is the whole file's, and of equal ranks the earlier block's.

@@ -420,20 +420,13 @@ Schema SchemaFromBlocks(BlockSource& blocks, const std::string& source, const st
   TableCursor cursor;
   RawTable table;
   std::vector<ValueRange> ranges;
-  std::string_view block;
-  while (blocks.Next(block)) {
-    table.columns.assign(table.header.size(), {});
-    table.lines.clear();
-    ReadTableBlock(block, source, targets_of_header, targets, why_bad, cursor, table);
+  while (ReadNextTableBlock(blocks, source, targets_of_header, targets, why_bad, cursor, table)) {
     ranges.resize(table.header.size());
     for (std::size_t c = 0; c < table.columns.size(); ++c) {
       for (const double value : table.columns[c]) ranges[c].Add(value);
     }
   }
-  if (!cursor.have_header) {
-    throw InvalidArgument("data", source + " is empty (expected a header row)");
-  }
-  if (cursor.rows == 0) throw InvalidArgument("data", source + " has a header but no data rows");
+  RequireHeaderAndRows(cursor, source);
   Schema schema;
   schema.task = task;
   schema.bounds_from_data = true;

@@ -31,27 +31,19 @@ void ReadCsvParts(BlockSource& blocks, const std::string& source, const Schema& 
   };
   TableCursor cursor;
   RawTable table;  // the header stays; each block's rows replace the last block's
-  std::string_view block;
   // The whole file's refusal, as LoadCsv gives it: a field that is no number or a ragged row
   // (ReadTableBlock throws the file's first at once), else the bad code or label of the smallest
   // rank in the file (csv_table.h, ValueFault). Once a block holds one, the rest of the file is
   // still read, for a field or a smaller rank, and no part is handed on.
   std::optional<ValueFault> fault;
-  while (blocks.Next(block)) {
-    table.columns.assign(table.header.size(), {});
-    table.lines.clear();
-    table.first_row = cursor.rows;
-    ReadTableBlock(block, source, targets_of_header, targets, why_bad, cursor, table);
+  while (ReadNextTableBlock(blocks, source, targets_of_header, targets, why_bad, cursor, table)) {
     if (table.lines.empty()) continue;  // the header alone, or blank lines
     std::optional<ValueFault> block_fault;
     Dataset part = DatasetOfTable(table, schema, options, columns, source, block_fault);
     if (block_fault && (!fault || block_fault->rank < fault->rank)) fault = std::move(block_fault);
     if (!fault) on_part(std::move(part));
   }
-  if (!cursor.have_header) {
-    throw InvalidArgument("data", source + " is empty (expected a header row)");
-  }
-  if (cursor.rows == 0) throw InvalidArgument("data", source + " has a header but no data rows");
+  RequireHeaderAndRows(cursor, source);
   if (fault) throw fault->error;
 }
 
