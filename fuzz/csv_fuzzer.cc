@@ -122,12 +122,7 @@ std::string ReadJoined(std::string_view text, std::size_t block_bytes, Dataset& 
   try {
     rdpkit::trees::internal::ReadCsvParts(blocks, "fuzz.csv", schema, {}, [&](Dataset&& part) {
       if (part.n_rows() == 0) rdpkit::fuzz::Fail("parts: an empty part");
-      for (std::size_t f = 0; f < part.columns.size(); ++f) {
-        joined.columns[f].insert(joined.columns[f].end(), part.columns[f].begin(),
-                                 part.columns[f].end());
-        joined.clipped[f] += part.clipped[f];
-      }
-      joined.labels.insert(joined.labels.end(), part.labels.begin(), part.labels.end());
+      rdpkit::trees::internal::AppendPart(joined, part);
     });
   } catch (const rdpkit::InvalidArgument& e) {
     return e.what();

@@ -108,12 +108,7 @@ Parts ReadInParts(const std::string& path, std::size_t block_bytes, const Schema
   parts.joined.clipped.assign(schema.features.size(), 0);
   internal::ReadCsvParts(blocks, "\"" + path + "\"", schema, options, [&](Dataset&& part) {
     EXPECT_GT(part.n_rows(), 0u);
-    for (std::size_t f = 0; f < part.columns.size(); ++f) {
-      auto& column = parts.joined.columns[f];
-      column.insert(column.end(), part.columns[f].begin(), part.columns[f].end());
-      parts.joined.clipped[f] += part.clipped[f];
-    }
-    parts.joined.labels.insert(parts.joined.labels.end(), part.labels.begin(), part.labels.end());
+    internal::AppendPart(parts.joined, part);
     ++parts.n_parts;
   });
   return parts;

@@ -145,6 +145,16 @@ Dataset DatasetOfTable(RawTable& table, const Schema& schema, const LoadOptions&
                        const HeaderColumns& columns, const std::string& source,
                        std::optional<ValueFault>& fault);
 
+// Appends part's rows to whole (its columns and clip counts sized for the schema): its values,
+// labels and clip counts. LoadCsv joins its parts so; tests and the fuzzer join theirs to compare.
+inline void AppendPart(Dataset& whole, const Dataset& part) {
+  for (std::size_t f = 0; f < part.columns.size(); ++f) {
+    whole.columns[f].insert(whole.columns[f].end(), part.columns[f].begin(), part.columns[f].end());
+    whole.clipped[f] += part.clipped[f];
+  }
+  whole.labels.insert(whole.labels.end(), part.labels.begin(), part.labels.end());
+}
+
 // LoadCsvParts (data.h) over blocks (a file, or a test's tiny blocks); source names the file.
 void ReadCsvParts(BlockSource& blocks, const std::string& source, const Schema& schema,
                   const LoadOptions& options, const std::function<void(Dataset&& part)>& on_part);

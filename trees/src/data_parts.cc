@@ -63,11 +63,9 @@ Dataset LoadCsv(const std::string& csv_path, const Schema& schema, const LoadOpt
                                         ? std::filesystem::file_size(csv_path, no_size)
                                         : 0;
   Dataset data;
-  bool first = true;
   internal::BlockSource blocks = internal::BlockSource::OfFile(csv_path, kLoadBlockBytes);
   internal::ReadCsvParts(blocks, "\"" + csv_path + "\"", schema, options, [&](Dataset&& part) {
-    if (first) {
-      first = false;
+    if (data.feature_names.empty()) {  // the first part
       data = std::move(part);
       if (no_size || file_bytes <= kLoadBlockBytes) return;
       const double n_blocks = static_cast<double>(file_bytes) / kLoadBlockBytes;
@@ -77,11 +75,7 @@ Dataset LoadCsv(const std::string& csv_path, const Schema& schema, const LoadOpt
       if (!data.labels.empty()) data.labels.reserve(rows);
       return;
     }
-    for (std::size_t f = 0; f < data.columns.size(); ++f) {
-      data.columns[f].insert(data.columns[f].end(), part.columns[f].begin(), part.columns[f].end());
-      data.clipped[f] += part.clipped[f];
-    }
-    data.labels.insert(data.labels.end(), part.labels.begin(), part.labels.end());
+    internal::AppendPart(data, part);
   });
   return data;
 }
