@@ -82,22 +82,23 @@ const char* KindOf(mode_t mode) {
   return "not a regular file";
 }
 
-// The target's name as its temporary's names begin: cut so that ".<stem>.<pid>.rdpkit-tmp.<8 hex>"
-// stays within the 255 bytes of a file name (a target name of 230 bytes is legal, its temporary
-// would not be). Targets that share the first bytes share the stem; only the pid and suffix tell
-// their temporaries apart, which is all that is needed.
-std::string TemporaryStem(const std::string& name) {
+// How the target's temporaries' names begin: ".<stem>.", the stem being the name cut so that
+// ".<stem>.<pid>.rdpkit-tmp.<8 hex>" stays within the 255 bytes of a file name (a target name of
+// 230 bytes is legal, its temporary would not be). Targets that share the first bytes share the
+// stem; only the pid and suffix tell their temporaries apart, which is all that is needed.
+std::string TemporaryPrefix(const std::string& name) {
   constexpr std::size_t kMaxStemBytes = 200;
-  return name.substr(0, kMaxStemBytes);
+  std::string prefix(1, '.');
+  prefix.append(name, 0, kMaxStemBytes);
+  prefix += '.';
+  return prefix;
 }
 
 // Removes ".<stem>.<pid>.rdpkit-tmp.*" files in dir whose process no longer exists.
 void RemoveStaleTemporaries(const std::string& dir, const std::string& name) {
   DIR* listing = opendir(dir.c_str());
   if (listing == nullptr) return;
-  std::string prefix = TemporaryStem(name);
-  prefix.insert(prefix.begin(), '.');
-  prefix += '.';
+  const std::string prefix = TemporaryPrefix(name);
   while (const dirent* entry = readdir(listing)) {
     const std::string file = entry->d_name;
     if (file.compare(0, prefix.size(), prefix) != 0) continue;
@@ -236,13 +237,8 @@ AtomicFileWriter::AtomicFileWriter(const std::string& path, const std::string& f
   for (int attempt = 0; attempt < 16 && fd_ < 0; ++attempt) {
     char suffix[20];
     std::snprintf(suffix, sizeof(suffix), "%08x", static_cast<unsigned>(entropy()));
-    // Appended piece by piece: GCC 12 warns (-Wrestrict) on "." + std::to_string(...).
-    temp_ = dir_ + "/.";
-    temp_ += TemporaryStem(target.name);
-    temp_ += '.';
-    temp_ += std::to_string(getpid());
-    temp_ += kTempTag;
-    temp_ += suffix;
+    temp_ =
+        dir_ + "/" + TemporaryPrefix(target.name) + std::to_string(getpid()) + kTempTag + suffix;
     // 0666 less the umask, as for any new output file; an existing file's mode is copied below.
     fd_ = open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd_ < 0 && errno != EEXIST) break;
