@@ -20,23 +20,24 @@ using ::testing::HasSubstr;
 
 using testing::Refusal;
 
+// The refusal of `rdpkit schema`'s draft of a file holding text.
+std::string DraftRefusal(const testing::ScratchDir& dir, const std::string& text) {
+  const std::string path = dir.Write("draft.csv", text);
+  return Refusal([&] { (void)DraftSchema(path, "label", std::nullopt); });
+}
+
 TEST(SchemaFromData, ADraftsNamesMustBeOnesACellCanHold) {
   const testing::ScratchDir dir;
   // A quoted cell with blanks inside the quotes: the reader trims the quotes only, so the name
   // " 1 " could never be matched (and it would read as a number if it were).
-  const std::string blank = dir.Write("blank.csv", "x,label\n\" 1 \",0\n\"b\",1\n");
-  EXPECT_THAT(Refusal([&] { (void)DraftSchema(blank, "label", std::nullopt); }),
+  EXPECT_THAT(DraftRefusal(dir, "x,label\n\" 1 \",0\n\"b\",1\n"),
               HasSubstr("column \"x\": its texts cannot be drafted as names: code 0's name \" 1 "
                         "\" begins or ends with a blank"));
-  const std::string quote = dir.Write("quote.csv", "x,label\n\"a\"\"b\",0\nc,1\n");
-  EXPECT_THAT(Refusal([&] { (void)DraftSchema(quote, "label", std::nullopt); }),
-              HasSubstr("holds a double quote"));
-  const std::string classes = dir.Write("classes.csv", "x,label\n1,\" yes\"\n2,no\n");
-  EXPECT_THAT(Refusal([&] { (void)DraftSchema(classes, "label", std::nullopt); }),
+  EXPECT_THAT(DraftRefusal(dir, "x,label\n\"a\"\"b\",0\nc,1\n"), HasSubstr("holds a double quote"));
+  EXPECT_THAT(DraftRefusal(dir, "x,label\n1,\" yes\"\n2,no\n"),
               HasSubstr("column \"label\": its texts cannot be drafted as names: class 0's name"));
   // A missing label among class names (the reader would refuse the row).
-  const std::string missing = dir.Write("missing.csv", "x,label\n1,yes\n2,\n3,no\n");
-  EXPECT_THAT(Refusal([&] { (void)DraftSchema(missing, "label", std::nullopt); }),
+  EXPECT_THAT(DraftRefusal(dir, "x,label\n1,yes\n2,\n3,no\n"),
               HasSubstr("label column \"label\": a label is missing"));
   // Names that can stand in cells are drafted and read back.
   const std::string good = dir.Write("good.csv", "x,label\n\"a, b\",yes\n  c ,no\n");
@@ -47,10 +48,9 @@ TEST(SchemaFromData, ADraftsNamesMustBeOnesACellCanHold) {
 
 TEST(SchemaFromData, NamesThatAreNotUtf8AreRefusedByColumn) {
   const testing::ScratchDir dir;
-  const std::string cell = dir.Write("cell.csv",
-                                     "x,label\nred,0\nr\xFF"
-                                     "d,1\n");
-  EXPECT_THAT(Refusal([&] { (void)DraftSchema(cell, "label", std::nullopt); }),
+  EXPECT_THAT(DraftRefusal(dir,
+                           "x,label\nred,0\nr\xFF"
+                           "d,1\n"),
               HasSubstr("column \"x\": its text \"r\\xFFd\" is not UTF-8"));
   const std::string header = dir.Write("header.csv", "x,y\xC3,label\n1,2,0\n");
   for (const auto& read : std::vector<std::function<void()>>{
@@ -60,8 +60,7 @@ TEST(SchemaFromData, NamesThatAreNotUtf8AreRefusedByColumn) {
                 HasSubstr("column 2 of 3 in the header, \"y\\xC3\", is not UTF-8 text"));
   }
   // Control characters (an escape sequence would reach the terminal through predict's header).
-  const std::string escape = dir.Write("escape.csv", "x,label\n1,x\n2,\x1B[2J\n");
-  EXPECT_THAT(Refusal([&] { (void)DraftSchema(escape, "label", std::nullopt); }),
+  EXPECT_THAT(DraftRefusal(dir, "x,label\n1,x\n2,\x1B[2J\n"),
               HasSubstr("column \"label\": its text \"\\x1B[2J\" holds a control character"));
   const std::string tab = dir.Write("tab.csv", "x\ty,label\n1,0\n");
   EXPECT_THAT(Refusal([&] { (void)SchemaFromData(tab, "label", Task::kBinary); }),
