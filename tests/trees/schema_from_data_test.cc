@@ -74,6 +74,11 @@ TEST(SchemaFromData, NamesThatAreNotUtf8AreRefusedByColumn) {
 
 TEST(SchemaFromData, BoundsFromDataRefuseWhatTheDataReaderRefuses) {
   const testing::ScratchDir dir;
+  // The draft as well: a label column twice was drafted, and train then refused the data.
+  EXPECT_THAT(DraftRefusal(dir, "x,label,label\n1,0,1\n2,1,0\n"),
+              HasSubstr("label column \"label\" appears twice"));
+  EXPECT_THAT(DraftRefusal(dir, "x,x,label\n1,0,1\n2,1,0\n"),
+              HasSubstr(": column \"x\" appears twice"));
   EXPECT_THAT(Refusal([&] {
                 (void)SchemaFromData(dir.Write("twice.csv", "x,y,x,label\n1,2,3,0\n"), "label",
                                      Task::kBinary);

@@ -41,6 +41,10 @@ std::string OpenQuoteHint(std::string_view text);
 // Refuses a header with a column that has no name (an empty cell: a trailing comma, say),
 // naming its position.
 void RequireNamedColumns(const std::vector<std::string>& header, const std::string& source);
+// Refuses a header that names a column twice (the label column, or another), for readers that
+// take every column (the schema drafts); MatchHeader refuses only the columns a schema reads.
+void RequireDistinctColumns(const std::vector<std::string>& header, const std::string& source,
+                            const std::string& label);
 
 HeaderColumns MatchHeader(const std::vector<std::string>& header, const Schema& schema,
                           const LoadOptions& options, const std::string& source);

@@ -266,6 +266,18 @@ void RequireNamedColumns(const std::vector<std::string>& header, const std::stri
   }
 }
 
+void RequireDistinctColumns(const std::vector<std::string>& header, const std::string& source,
+                            const std::string& label) {
+  std::set<std::string_view> names;
+  for (const std::string& name : header) {
+    // The words of MatchHeader's refusals, which read the data against a schema.
+    if (!names.insert(name).second) {
+      throw InvalidArgument("data", source + ": " + (name == label ? "label " : "") + "column \"" +
+                                        name + "\" appears twice");
+    }
+  }
+}
+
 HeaderColumns MatchHeader(const std::vector<std::string>& header, const Schema& schema,
                           const LoadOptions& options, const std::string& source) {
   RequireNamedColumns(header, source);
@@ -390,14 +402,9 @@ Schema SchemaFromBlocks(BlockSource& blocks, const std::string& source, const st
   bool has_label = false;
   auto targets_of_header = [&](const std::vector<std::string>& header) {
     RequireNamedColumns(header, source);
+    RequireDistinctColumns(header, source, label);
     std::vector<ColumnTarget> targets(header.size());
-    std::set<std::string> names;
     for (std::size_t c = 0; c < header.size(); ++c) {
-      // Refused as the reader of the data refuses them (MatchHeader).
-      if (!names.insert(header[c]).second) {
-        throw InvalidArgument("data", source + ": " + (header[c] == label ? "label " : "") +
-                                          "column \"" + header[c] + "\" appears twice");
-      }
       if (header[c] == label) {
         has_label = true;
       } else {

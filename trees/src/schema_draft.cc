@@ -63,8 +63,8 @@ struct DraftColumn {
 // Reads every column of the CSV, keeping texts that are no number instead of refusing them. The
 // file is read in blocks of whole lines, so a file of any length takes one block and the columns'
 // distinct texts.
-std::vector<DraftColumn> ReadDraftColumns(internal::BlockSource& blocks,
-                                          const std::string& source) {
+std::vector<DraftColumn> ReadDraftColumns(internal::BlockSource& blocks, const std::string& source,
+                                          const std::string& label) {
   std::vector<DraftColumn> columns;
   std::vector<std::string_view> fields;
   std::size_t line_number = 0, row = 0;
@@ -84,6 +84,7 @@ std::vector<DraftColumn> ReadDraftColumns(internal::BlockSource& blocks,
         std::vector<std::string> header;
         for (const auto field : fields) header.emplace_back(Trim(field));
         internal::RequireNamedColumns(header, source);
+        internal::RequireDistinctColumns(header, source, label);
         for (auto& name : header) columns.push_back({.name = std::move(name)});
         continue;
       }
@@ -189,7 +190,7 @@ namespace internal {
 
 Schema DraftSchemaOfBlocks(BlockSource& blocks, const std::string& source, const std::string& label,
                            const std::optional<Task>& task) {
-  const std::vector<DraftColumn> columns = ReadDraftColumns(blocks, source);
+  const std::vector<DraftColumn> columns = ReadDraftColumns(blocks, source, label);
   Schema schema;
   schema.bounds_from_data = true;
   bool has_label = false;
