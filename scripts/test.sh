@@ -64,9 +64,17 @@ duration() {
   printf '%dm%02ds' $(($1 / 60)) $(($1 % 60))
 }
 
+# Lines that say why a step failed, repeated just above the summary table, so that the end of
+# the output (all a CI page may keep) names the cause.
+failure_notes=()
+
 print_summary() {
-  banner "rdpkit test summary"
   local i
+  if [[ ${#failure_notes[@]} -gt 0 ]]; then
+    banner "why steps failed"
+    printf '  %s\n' "${failure_notes[@]}"
+  fi
+  banner "rdpkit test summary"
   for i in "${!step_names[@]}"; do
     printf '  %-28s %-8s %-34s %s\n' "${step_names[$i]}" "${step_results[$i]}" \
       "${step_details[$i]}" "$(duration "${step_seconds[$i]}")"
@@ -97,6 +105,11 @@ run_ctest() {
     "$log" | tail -n 1)
   ctest_total=${ctest_total:-0}
   ctest_failed=${ctest_failed:-0}
+  if [[ $status -ne 0 ]]; then
+    # ctest's list of failed tests ("  12 - Suite.Test (Failed)"), at most 10 of them.
+    mapfile -t why < <(sed -n '/The following tests FAILED/,$p' "$log" | sed -n '2,11p')
+    failure_notes+=("ctest $(basename "$log" .log) (exit $status):" "${why[@]}")
+  fi
   return "$status"
 }
 
@@ -325,6 +338,9 @@ else
       echo "$harness FAILED (exit $status); reproducer(s) in $artifacts:"
       ls "$artifacts"
       tail -n 60 "$fuzz/$harness.log"
+      mapfile -t why < <(grep -E -m 4 '(invariant failed|^SUMMARY|== ?ERROR|^Base64:)' \
+        "$fuzz/$harness.log" | cut -c 1-400)
+      failure_notes+=("fuzz $harness (exit $status):" "${why[@]/#/  }")
       fuzz_failed+=("$harness")
       cases_failed=$((cases_failed + 1))
     fi
@@ -349,7 +365,7 @@ if RDPKIT_PYTHON_BUILD_DIR=$build_root/python/cmake RDPKIT_BUILD_JOBS=$jobs \
   RDPKIT_CMAKE_ARGS="-DRDPKIT_WERROR=ON" "$python" -m pip install "$root" --no-build-isolation \
   --no-deps --no-index --target "$site" --quiet; then
   (cd "$build_root" && RDPKIT_CLI=$release/tools/rdpkit PYTHONPATH=$site MPLBACKEND=Agg \
-    "$python" -m pytest -q -p no:cacheprovider "$root/python/tests") 2>&1 |
+    "$python" -m pytest -q -p no:cacheprovider --disable-warnings "$root/python/tests") 2>&1 |
     tee "$build_root/pytest.log"
   pytest_status=${PIPESTATUS[0]}
   last=$(tail -n 1 "$build_root/pytest.log")
