@@ -68,22 +68,32 @@ inline bool ReadSlowField(std::string_view field, const CellNames* names, double
          (names != nullptr && names->Find(Trim(field), value));
 }
 
-// Splits a header or data line into fields (commas; a field may be wrapped in double quotes, which
-// then may contain commas). Appends views into line to fields.
+// The end of the field that begins at p, in a line that ends at end: the next comma, or end. A
+// field whose first character is a double quote runs to the next double quote, and only then to a
+// comma, so a quoted field may hold commas; a quote anywhere else is a character of the field
+// (RFC 4180 §2.5; "" is not unescaped). One rule for headers, data lines and drafts.
+inline const char* FieldEnd(const char* p, const char* end) {
+  const char* from = p;
+  if (p != end && *p == '"') {
+    const void* close = std::memchr(p + 1, '"', static_cast<std::size_t>(end - p - 1));
+    from = close == nullptr ? end : static_cast<const char*>(close) + 1;
+  }
+  if (from == end) return end;
+  const void* comma = std::memchr(from, ',', static_cast<std::size_t>(end - from));
+  return comma == nullptr ? end : static_cast<const char*>(comma);
+}
+
+// Splits a header or data line into fields at FieldEnd. Appends views into line to fields.
 inline void SplitLine(std::string_view line, std::vector<std::string_view>& fields) {
   fields.clear();
-  std::size_t start = 0;
-  bool quoted = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (c == '"') {
-      quoted = !quoted;
-    } else if (c == ',' && !quoted) {
-      fields.push_back(line.substr(start, i - start));
-      start = i + 1;
-    }
+  const char* p = line.data();
+  const char* const end = p + line.size();
+  while (true) {
+    const char* field_end = FieldEnd(p, end);
+    fields.emplace_back(p, static_cast<std::size_t>(field_end - p));
+    if (field_end == end) return;
+    p = field_end + 1;
   }
-  fields.push_back(line.substr(start));
 }
 
 inline std::string Quote(std::string_view text) {
@@ -123,16 +133,7 @@ LineError ParseDataLine(std::string_view line, const std::vector<ColumnTarget>& 
       if (p == end) return {LineError::kRagged, 0, {}};
       ++p;  // the comma
     }
-    const char* field_end = end;
-    if (p != end && *p == '"') {
-      const void* close = std::memchr(p + 1, '"', static_cast<std::size_t>(end - p - 1));
-      const char* after = close == nullptr ? end : static_cast<const char*>(close) + 1;
-      const void* comma = std::memchr(after, ',', static_cast<std::size_t>(end - after));
-      field_end = comma == nullptr ? end : static_cast<const char*>(comma);
-    } else {
-      const void* comma = std::memchr(p, ',', static_cast<std::size_t>(end - p));
-      if (comma != nullptr) field_end = static_cast<const char*>(comma);
-    }
+    const char* const field_end = FieldEnd(p, end);
     if (targets[c].kind != ColumnTarget::kSkip) {
       double value = 0;
       const auto result = std::from_chars(p, field_end, value);
