@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include "rdpkit/accountant/curves.h"
@@ -37,11 +38,13 @@ inline bool WithinRelativeWidth(double lower, double upper, double tolerance) {
 }
 
 // An enclosure narrow enough to report: equal ends (also an exact ±∞), an infinite upper end only
-// with an infinite lower end, otherwise WithinRelativeWidth at kCertifiedRelativeWidth.
+// with a lower end at or above the largest double (the value lies beyond every finite double, so
+// +∞ is the least double upper bound there is), otherwise WithinRelativeWidth at
+// kCertifiedRelativeWidth.
 inline bool CertifiedWidth(const Bound& b) {
   if (std::isnan(b.lower) || std::isnan(b.upper)) return false;
   if (b.upper == b.lower) return true;
-  if (std::isinf(b.upper)) return std::isinf(b.lower);
+  if (std::isinf(b.upper)) return b.lower >= std::numeric_limits<double>::max();
   return WithinRelativeWidth(b.lower, b.upper, kCertifiedRelativeWidth);
 }
 

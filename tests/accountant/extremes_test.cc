@@ -135,6 +135,29 @@ TEST(FastCurves, SmallEpsilonBoundedRangeMatchesTheCertifiedEnclosure) {
   EXPECT_EQ(bracketed, 9);
 }
 
+// A curve value beyond the largest double: its enclosure [DBL_MAX, +∞] is the narrowest a double
+// can give, so the certified path reports it (+∞ as the upper bound) instead of throwing, and the
+// conversions see the finite orders. Where the 332-bit evaluation itself overflows (lower end 0),
+// it still throws.
+TEST(CertifiedCurves, AValueAboveTheDoubleRangeIsReportedAsInfinite) {
+  constexpr double kMax = std::numeric_limits<double>::max();
+  for (const auto& [event, alpha] :
+       std::vector<std::pair<Event, double>>{{ZcdpEvent(1e308), 2.0},
+                                             {ZcdpEvent(1e308), 1e15},
+                                             {GaussianEvent(5e-324), 2.0},
+                                             {GaussianEvent(1e-160), 1e5}}) {
+    const Bound b = RdpCertified(event, alpha);
+    EXPECT_EQ(b.lower, kMax) << event.ToJson().dump() << " alpha=" << alpha;
+    EXPECT_EQ(b.upper, kInf) << event.ToJson().dump() << " alpha=" << alpha;
+    EXPECT_EQ(RdpFast(event, alpha), kInf) << event.ToJson().dump() << " alpha=" << alpha;
+  }
+  // Just below the largest double the enclosure stays finite and narrow: 1e308·1.5.
+  const Bound finite = RdpCertified(ZcdpEvent(1e308), 1.5);
+  EXPECT_NEAR(finite.upper, 1.5e308, 1e-9 * 1.5e308);
+  EXPECT_THROW((void)RdpCertified(PoissonSampledEvent(0.5, GaussianEvent(1e-150)), 2.0),
+               NumericalError);
+}
+
 // The reproducer of issue 11, item 3: ε = 0 on the fast path and a 15× loose certified ε.
 TEST(FastCurves, ExponentialAt800IsNotZero) {
   const Event event = ExponentialEvent(800);
