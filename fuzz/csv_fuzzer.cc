@@ -175,12 +175,17 @@ void CheckSchemasFromData(std::string_view text) {
   using rdpkit::trees::internal::BlockSource;
   namespace internal = rdpkit::trees::internal;
   const std::size_t small_blocks = 1 + text.size() % 37;
+  // The task as the user may pass it: none (drafted from the labels), or one of the three.
+  const std::optional<rdpkit::trees::Task> tasks[] = {std::nullopt, rdpkit::trees::Task::kBinary,
+                                                      rdpkit::trees::Task::kRegression,
+                                                      rdpkit::trees::Task::kMulticlass};
+  const std::optional<rdpkit::trees::Task> task = tasks[text.size() % 4];
   Schema draft;
   Schema other;
   const auto draft_of = [&](std::size_t block_bytes) {
-    return [&text, block_bytes] {
+    return [&text, &task, block_bytes] {
       BlockSource blocks = BlockSource::OfText(text, block_bytes);
-      return internal::DraftSchemaOfBlocks(blocks, "fuzz.csv", "label", std::nullopt);
+      return internal::DraftSchemaOfBlocks(blocks, "fuzz.csv", "label", task);
     };
   };
   const std::string drafted = SchemaOrRefusal(draft_of(0), draft);

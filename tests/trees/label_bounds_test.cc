@@ -151,7 +151,8 @@ TEST(LabelBounds, DraftedRegressionSchemasAskForThem) {
   const json leaky = SchemaDraftJson(draft, /*with_data_bounds=*/true);
   EXPECT_EQ(leaky["label"], json({{"min", -1}, {"max", 7.5}}));
   EXPECT_TRUE(leaky.contains("bounds_from_data"));
-  const json binary = SchemaDraftJson(DraftSchema(data, "label", Task::kBinary), false);
+  const std::string labels01 = dir.Write("b.csv", "a,label\n0.5,1\n0.25,0\n");
+  const json binary = SchemaDraftJson(DraftSchema(labels01, "label", Task::kBinary), false);
   EXPECT_FALSE(binary.contains("label"));
 }
 

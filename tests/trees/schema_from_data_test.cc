@@ -79,6 +79,16 @@ TEST(SchemaFromData, BoundsFromDataRefuseWhatTheDataReaderRefuses) {
               HasSubstr("label column \"label\" appears twice"));
   EXPECT_THAT(DraftRefusal(dir, "x,x,label\n1,0,1\n2,1,0\n"),
               HasSubstr(": column \"x\" appears twice"));
+  // A --task the labels do not fit: drafted, then every row with such a label refused by train.
+  const std::string labels = dir.Write("labels.csv", "x,label\n1,0\n2,1\n3,7\n");
+  EXPECT_THAT(Refusal([&] { (void)DraftSchema(labels, "label", Task::kBinary); }),
+              HasSubstr("label column \"label\": 7 is not a binary label (0 or 1"));
+  const std::string many = dir.Write("many.csv", "x,label\n1,0\n2,1000\n");
+  EXPECT_THAT(Refusal([&] { (void)DraftSchema(many, "label", Task::kMulticlass); }),
+              HasSubstr("class index 1000 is beyond the most classes a schema may have (1000)"));
+  EXPECT_EQ(DraftSchema(dir.Write("most.csv", "x,label\n1,0\n2,999\n"), "label", Task::kMulticlass)
+                .n_classes,
+            1000);
   // A double quote after a blank does not open a quoted field, for the draft as for the reader:
   // the draft took ` "a,b"` as the name a,b, a name the reader never met in that cell.
   EXPECT_THAT(DraftRefusal(dir, "x,c,label\n1,\"a,b\",0\n2, \"a,b\",1\n"),

@@ -47,6 +47,7 @@ struct DraftColumn {
   bool whole = true;             // every number a whole number ≥ 0
   std::set<std::string> texts;   // the distinct cells that are neither
   std::string a_number;          // one number's text, for the message on a mixed column
+  double not_binary = 0;         // when !binary: the first number that is neither 0 nor 1
 
   void AddNumber(double value) {
     if (std::isnan(value)) {
@@ -55,7 +56,10 @@ struct DraftColumn {
     }
     numbers.Add(value);
     codes_only = codes_only && value >= 0 && value <= kMaxDraftCode && value == std::floor(value);
-    binary = binary && (value == 0 || value == 1);
+    if (binary && value != 0 && value != 1) {
+      binary = false;
+      not_binary = value;
+    }
     whole = whole && value >= 0 && value == std::floor(value);
   }
 };
@@ -170,13 +174,25 @@ void DraftLabel(const DraftColumn& label, const std::string& source,
     return;
   }
   schema.task = task ? *task : (label.binary ? Task::kBinary : Task::kRegression);
+  // What the data reader would refuse in every row holding it (ReadLabel), refused here.
+  if (schema.task == Task::kBinary && !label.binary) {
+    throw InvalidArgument("label", source + ", label column \"" + label.name +
+                                       "\": " + FormatNumber(label.not_binary) +
+                                       " is not a binary label (0 or 1, or two class names)");
+  }
   if (schema.task == Task::kMulticlass) {
     if (!label.whole) {
       throw InvalidArgument("label", source + ", label column \"" + label.name +
                                          "\": a multiclass label is a class index 0..K-1 or a "
                                          "class name, not a fraction or a negative number");
     }
-    schema.n_classes = std::max(2, static_cast<int>(std::min(label.numbers.hi, 1e9)) + 1);
+    if (label.numbers.hi >= Schema::kMaxClasses) {
+      throw InvalidArgument("label", source + ", label column \"" + label.name +
+                                         "\": class index " + FormatNumber(label.numbers.hi) +
+                                         " is beyond the most classes a schema may have (" +
+                                         std::to_string(Schema::kMaxClasses) + ")");
+    }
+    schema.n_classes = std::max(2, static_cast<int>(label.numbers.hi) + 1);
   } else if (schema.task == Task::kRegression) {
     // A constant label gets a unit-wide range, as a constant feature does.
     const double lo = label.numbers.lo, hi = label.numbers.hi;
