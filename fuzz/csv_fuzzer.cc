@@ -7,7 +7,9 @@
 // must agree with it: the same refusal message, or the same labels, clipping counts and each
 // value's bin. The reader in parts (ReadCsvParts, what `predict` and `evaluate` use) must accept
 // what ParseCsv accepts, with the same values, labels and clipping counts in blocks of any size,
-// and refuse what ParseCsv refuses with the same message, in one block or many.
+// and refuse what ParseCsv refuses with the same message, in one block or many. A schema that
+// `rdpkit schema` drafts from the text itself (with each --task) must read that text unrefused
+// and unclipped, and the binning reader and the reader in parts must agree with ParseCsv under it.
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -80,18 +82,18 @@ std::uint8_t ExpectedBin(const std::vector<double>& candidates, int feature, dou
   return bin;
 }
 
-void CheckBinnedAgrees(std::string_view text) {
+void CheckBinnedAgrees(std::string_view text, const Schema& schema) {
   std::string expected_error, actual_error;
   Dataset expected, actual;
   try {
-    expected = rdpkit::trees::ParseCsv(text, FixedSchema(), {}, "fuzz.csv");
+    expected = rdpkit::trees::ParseCsv(text, schema, {}, "fuzz.csv");
   } catch (const rdpkit::InvalidArgument& e) {
     expected_error = e.what();
   }
   try {
     // One thread: fuzz inputs are far below the 8 KiB a second part needs (the parallel parts are
     // checked in tests/trees/binned_csv_test.cc); a pool per input would only slow fuzzing.
-    actual = rdpkit::trees::ParseCsvBinned(text, FixedSchema(), {}, /*threads=*/1, {}, "fuzz.csv");
+    actual = rdpkit::trees::ParseCsvBinned(text, schema, {}, /*threads=*/1, {}, "fuzz.csv");
   } catch (const rdpkit::InvalidArgument& e) {
     actual_error = e.what();
   }
@@ -112,8 +114,8 @@ void CheckBinnedAgrees(std::string_view text) {
 }
 
 // The rows of text read by ReadCsvParts in blocks of about block_bytes, joined; or the refusal.
-std::string ReadJoined(std::string_view text, std::size_t block_bytes, Dataset& joined) {
-  const Schema& schema = FixedSchema();
+std::string ReadJoined(std::string_view text, std::size_t block_bytes, const Schema& schema,
+                       Dataset& joined) {
   joined = Dataset{};
   joined.columns.resize(schema.features.size());
   joined.clipped.assign(schema.features.size(), 0);
@@ -130,19 +132,19 @@ std::string ReadJoined(std::string_view text, std::size_t block_bytes, Dataset& 
   return "";
 }
 
-void CheckPartsAgree(std::string_view text) {
+void CheckPartsAgree(std::string_view text, const Schema& schema) {
   std::string expected_error;
   Dataset expected;
   try {
-    expected = rdpkit::trees::ParseCsv(text, FixedSchema(), {}, "fuzz.csv");
+    expected = rdpkit::trees::ParseCsv(text, schema, {}, "fuzz.csv");
   } catch (const rdpkit::InvalidArgument& e) {
     expected_error = e.what();
   }
   Dataset joined;
-  if (ReadJoined(text, 0, joined) != expected_error) {
+  if (ReadJoined(text, 0, schema, joined) != expected_error) {
     rdpkit::fuzz::Fail("parts (one block) refuse differently");
   }
-  const std::string error = ReadJoined(text, 1 + text.size() % 37, joined);
+  const std::string error = ReadJoined(text, 1 + text.size() % 37, schema, joined);
   if (error != expected_error) rdpkit::fuzz::Fail("parts (small blocks) refuse differently");
   if (!error.empty()) return;
   if (joined.labels != expected.labels || joined.clipped != expected.clipped) {
@@ -199,6 +201,10 @@ void CheckSchemasFromData(std::string_view text) {
     } catch (const rdpkit::InvalidArgument& e) {
       rdpkit::fuzz::Fail("draft: its own data is refused:", e.what());
     }
+    // train's and predict's readers under the drafted schema (codes, class names, label kinds
+    // the fixed schema does not have).
+    CheckBinnedAgrees(text, draft);
+    CheckPartsAgree(text, draft);
   }
   Schema bounds;
   const auto bounds_of = [&](std::size_t block_bytes) {
@@ -234,8 +240,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                                        {.require_label = false, .read_label = false}, "fuzz.csv"),
                false);
   });
-  CheckBinnedAgrees(text);
-  CheckPartsAgree(text);
+  CheckBinnedAgrees(text, FixedSchema());
+  CheckPartsAgree(text, FixedSchema());
   CheckSchemasFromData(text);
   return 0;
 }
