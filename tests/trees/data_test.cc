@@ -219,6 +219,28 @@ TEST(LoadCsv, ToleratesCrlfSpacesQuotesBomAndBlankLines) {
   EXPECT_THAT(data.columns[2], ElementsAre(2, 0));
 }
 
+// A byte-order mark with nothing after it on the first line (or blanks, or CR) is a blank line:
+// the header is the next line, for the reader of values and the binning reader alike.
+TEST(LoadCsv, AByteOrderMarkOnABlankFirstLineIsABlankLine) {
+  for (const std::string first : {"\xEF\xBB\xBF\n", "\xEF\xBB\xBF\r\n", "\xEF\xBB\xBF  \n"}) {
+    const std::string text = first + "a,b,c,label\n1,0.5,2,1\n2,0.1,0,0\n";
+    const Dataset data = ParseCsv(text, SmallSchema());
+    ASSERT_EQ(data.n_rows(), 2u);
+    EXPECT_THAT(data.columns[0], ElementsAre(1, 2));
+    EXPECT_EQ(ParseCsvBinned(text, SmallSchema(), {}, 1).n_rows(), 2u);
+  }
+}
+
+// A leading + is read, but "+-1" is no number (it was read as −1).
+TEST(LoadCsv, APlusBeforeAMinusIsNoNumber) {
+  EXPECT_EQ(ParseCsv("a,b,c,label\n+1,+.5,0,1\n", SmallSchema()).columns[1][0], 0.5);
+  for (const char* field : {"+-1", "+-.5", "+-0", "++1"}) {
+    EXPECT_THAT([&] { ParseCsv("a,b,c,label\n" + std::string(field) + ",0,0,1\n", SmallSchema()); },
+                ThrowsMessage<InvalidArgument>(HasSubstr("is not a number")))
+        << field;
+  }
+}
+
 TEST(LoadCsv, ClipsOutOfBoundValuesAndCountsThemPerFeature) {
   // a in [0, 10]: -3 and 11 and 1e300 are clipped; b in [-1, 1]: 5 is clipped.
   const Dataset data =

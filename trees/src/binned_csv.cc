@@ -183,10 +183,8 @@ void BinningReader::ReadHeader(BlockSource& source, std::string_view& block, std
       std::string_view line = block.substr(start, stop - start);
       start = std::min(block.size(), stop + 1);
       ++line_number;
+      DropByteOrderMark(line, line_number);
       if (IsBlankLine(line)) continue;
-      if (line_number == 1 && line.size() >= 3 && line.substr(0, 3) == "\xEF\xBB\xBF") {
-        line.remove_prefix(3);  // UTF-8 byte-order mark
-      }
       std::vector<std::string_view> fields;
       SplitLine(line, fields);
       header_names_.clear();

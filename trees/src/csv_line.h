@@ -37,6 +37,12 @@ inline bool IsBlankLine(std::string_view line) {
   return true;
 }
 
+// Removes a UTF-8 byte-order mark from the file's first line (line_number 1), before it is tested
+// for blanks: a mark followed by a blank line is a blank line.
+inline void DropByteOrderMark(std::string_view& line, std::size_t line_number) {
+  if (line_number == 1 && line.substr(0, 3) == "\xEF\xBB\xBF") line.remove_prefix(3);
+}
+
 // The words that mean "missing" besides the empty field.
 inline bool IsMissingWord(std::string_view text) {
   return text == "NaN" || text == "nan" || text == "NAN" || text == "NA" || text == "?";
@@ -53,7 +59,10 @@ inline Parsed ParseField(std::string_view field, double& value) {
   }
   const char* first = field.data();
   const char* last = first + field.size();
-  if (*first == '+') ++first;  // from_chars does not take a leading '+'
+  if (*first == '+') {  // from_chars does not take a leading '+'; "+-1" is no number either
+    ++first;
+    if (first != last && *first == '-') return Parsed::kBad;
+  }
   const auto result = std::from_chars(first, last, value);
   if (result.ec != std::errc() || result.ptr != last || !std::isfinite(value)) {
     return Parsed::kBad;

@@ -61,10 +61,8 @@ void ReadTableBlock(std::string_view text, const std::string& source, Targets&& 
   std::string_view line;
   std::vector<std::string_view> fields;
   while (!cursor.have_header && next_line(line)) {
+    csv::DropByteOrderMark(line, cursor.line_number);
     if (csv::IsBlankLine(line)) continue;
-    if (cursor.line_number == 1 && line.size() >= 3 && line.substr(0, 3) == "\xEF\xBB\xBF") {
-      line.remove_prefix(3);  // UTF-8 byte-order mark
-    }
     csv::SplitLine(line, fields);
     for (const auto field : fields) table.header.emplace_back(csv::Trim(field));
     targets = targets_of_header(table.header);
