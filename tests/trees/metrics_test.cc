@@ -91,5 +91,19 @@ TEST(Mae, MatchesHandComputedValue) {
               ThrowsMessage<InvalidArgument>(HasSubstr("labels[0]")));
 }
 
+// Errors near the ends of the double range: the squares neither overflow nor underflow, and the
+// RMSE is never below the MAE (both gave rmse = inf and rmse = 0 < mae on a user's labels).
+TEST(Rmse, ErrorsAtTheEndsOfTheDoubleRangeKeepTheirSize) {
+  EXPECT_DOUBLE_EQ(Rmse({0, 0, 0, 0}, {-1e160, 1e160, -1e160, 1e160}), 1e160);
+  EXPECT_DOUBLE_EQ(Mae({0, 0, 0, 0}, {-1e160, 1e160, -1e160, 1e160}), 1e160);
+  // Differences of 1.6e308 in both directions: the mean of |e| is finite, as is the RMSE.
+  EXPECT_DOUBLE_EQ(Mae({-8e307, 8e307}, {8e307, -8e307}), 1.6e308);
+  EXPECT_DOUBLE_EQ(Rmse({-8e307, 8e307}, {8e307, -8e307}), 1.6e308);
+  const double rmse = Rmse({1.5e-320, 1.5e-320}, {1e-320, 2e-320});
+  const double mae = Mae({1.5e-320, 1.5e-320}, {1e-320, 2e-320});
+  EXPECT_GT(mae, 0);
+  EXPECT_GE(rmse, mae);
+}
+
 }  // namespace
 }  // namespace rdpkit::trees

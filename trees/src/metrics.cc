@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <string>
 
@@ -85,21 +86,32 @@ double LogLoss(const std::vector<double>& probabilities, const std::vector<doubl
   return total / static_cast<double>(labels.size());
 }
 
+// The regression metrics sum in long double: its exponent range (x86-64's 80-bit, or binary128)
+// holds the square of any double and of any difference of two, so neither overflows (labels near
+// ±1e160 gave rmse = inf) nor underflows (labels near 1e-320 gave rmse = 0 < mae).
+static_assert(std::numeric_limits<long double>::max_exponent >
+                  2 * std::numeric_limits<double>::max_exponent,
+              "the regression metrics need a long double of wider exponent range than double");
+
 double Rmse(const std::vector<double>& predictions, const std::vector<double>& labels) {
   CheckInputs(predictions, labels, /*binary_labels=*/false);
-  double total = 0;
+  long double total = 0;
   for (std::size_t i = 0; i < labels.size(); ++i) {
-    const double error = predictions[i] - labels[i];
+    const long double error =
+        static_cast<long double>(predictions[i]) - static_cast<long double>(labels[i]);
     total += error * error;
   }
-  return std::sqrt(total / static_cast<double>(labels.size()));
+  return static_cast<double>(std::sqrt(total / static_cast<long double>(labels.size())));
 }
 
 double Mae(const std::vector<double>& predictions, const std::vector<double>& labels) {
   CheckInputs(predictions, labels, /*binary_labels=*/false);
-  double total = 0;
-  for (std::size_t i = 0; i < labels.size(); ++i) total += std::abs(predictions[i] - labels[i]);
-  return total / static_cast<double>(labels.size());
+  long double total = 0;
+  for (std::size_t i = 0; i < labels.size(); ++i) {
+    total +=
+        std::abs(static_cast<long double>(predictions[i]) - static_cast<long double>(labels[i]));
+  }
+  return static_cast<double>(total / static_cast<long double>(labels.size()));
 }
 
 namespace {
