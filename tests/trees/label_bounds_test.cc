@@ -55,6 +55,10 @@ TEST(LabelBounds, BadBoundsNameTheField) {
   refused({{"min", 5}, {"max", 5}}, "label.max = 5");
   refused({{"min", 6}, {"max", 5}}, "label.max = 5 is outside (min, inf) with min = 6");
   refused({{"min", -1.5e308}, {"max", 1.5e308}}, "label.min/max");
+  // A half-width below the smallest normal double: the scaling would divide by 0 or a subnormal.
+  refused({{"min", 0}, {"max", 5e-324}}, "label.min/max = [0, 5e-324] (width below");
+  refused({{"min", 1e-323}, {"max", 1.5e-323}}, "(width below 4.450147717014403e-308)");
+  refused({{"min", -5e-324}, {"max", 5e-324}}, "bounds at least 4.450147717014403e-308 apart");
   refused({{"min", 0}, {"max", 1}, {"mean", 0.5}}, "label.mean");
   refused(json::array({0, 1}), "label");
   refused({{"min", true}, {"max", 1}}, "label.min");

@@ -6,8 +6,11 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <limits>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "rdpkit/accountant/errors.h"
 #include "rdpkit/trees/data.h"
@@ -89,6 +92,29 @@ TEST(SchemaFromData, BoundsFromDataRefuseWhatTheDataReaderRefuses) {
   EXPECT_EQ(DraftSchema(dir.Write("most.csv", "x,label\n1,0\n2,999\n"), "label", Task::kMulticlass)
                 .n_classes,
             1000);
+  // A constant column of codes gets two codes, as a constant number gets a unit width, so that
+  // train can split it (one code allows no split).
+  EXPECT_EQ(DraftSchema(dir.Write("code.csv", "x,label\n0,0\n0,1\n"), "label", std::nullopt)
+                .features[0]
+                .n_codes,
+            2);
+  // A byte-order mark on a blank first line: the header is the next line.
+  EXPECT_EQ(DraftSchema(dir.Write("bom.csv", "\xEF\xBB\xBF\r\nx,label\n1,0\n2,1\n"), "label",
+                        std::nullopt)
+                .features[0]
+                .name,
+            "x");
+  // A constant label, and one narrower than 2·DBL_MIN, are widened as a constant feature is (the
+  // label 1e16 got [1e16, 1e16 + 1], which rounds to [1e16, 1e16]).
+  for (const auto& [first, second] : std::vector<std::pair<std::string, std::string>>{
+           {"1e16", "1e16"}, {"0", "5e-324"}, {"3", "3"}}) {
+    const std::string rows = "x,label\n1," + first + "\n2," + second + "\n";
+    const Schema schema = DraftSchema(dir.Write("constant.csv", rows), "label", Task::kRegression);
+    ASSERT_TRUE(schema.label.has_value()) << first;
+    EXPECT_GE(schema.label->max / 2 - schema.label->min / 2, std::numeric_limits<double>::min())
+        << first << ", " << second;
+    EXPECT_LE(schema.label->min, std::stod(first)) << first;
+  }
   // A double quote after a blank does not open a quoted field, for the draft as for the reader:
   // the draft took ` "a,b"` as the name a,b, a name the reader never met in that cell.
   EXPECT_THAT(DraftRefusal(dir, "x,c,label\n1,\"a,b\",0\n2, \"a,b\",1\n"),

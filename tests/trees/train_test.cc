@@ -224,6 +224,13 @@ TEST(Train, BadDataAndUnsupportedKeysAreClearErrors) {
   unlabeled.labels.clear();
   EXPECT_THAT([&] { (void)Train(unlabeled, Config({}), Quiet()); },
               ThrowsMessage<InvalidArgument>(HasSubstr("labels")));
+  // A schema that allows no split (one categorical feature of one code) says what would.
+  const Schema one_code = Schema::FromJson(
+      {{"task", "binary"}, {"features", {{{"name", "c"}, {"categorical", true}, {"n_codes", 1}}}}});
+  const Dataset constant = DatasetFromColumns(one_code, {{0, 0, 0, 0}}, {0, 1, 0, 1}, "test");
+  EXPECT_THAT(
+      [&] { (void)Train(constant, Config({}), Quiet()); },
+      ThrowsMessage<InvalidArgument>(HasSubstr("a categorical feature needs n_codes >= 2")));
 }
 
 // S-BDT §6.5–6.6: with an individual Rényi filter the run trains T + extra trees; in the extra

@@ -54,7 +54,10 @@ BinnedMatrix::BinnedMatrix(const Dataset& data, const TrainerConfig::SplitCandid
     Rebin(f);
   }
   if (splittable_.empty()) {
-    throw InvalidArgument("data", "no feature has a split candidate (every feature is constant)");
+    throw InvalidArgument("data",
+                          "no feature has a split candidate, so no tree could split (a categorical "
+                          "feature needs n_codes >= 2, a numeric one bounds min < max that hold "
+                          "distinct candidates)");
   }
 }
 

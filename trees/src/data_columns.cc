@@ -83,14 +83,14 @@ void CheckLabels(const Schema& schema, const std::vector<double>& labels, const 
   }
 }
 
-void SetBoundsFromRange(const ValueRange& range, FeatureSpec& spec) {
+ValueRange BoundsOfRange(const ValueRange& range) {
   double lo = range.lo;
   double hi = range.hi;
   if (range.empty()) {  // every value missing
     lo = 0;
     hi = 1;
   }
-  if (lo == hi) {
+  if (hi - lo < 2 * std::numeric_limits<double>::min()) {
     // A constant column: widen by 1, or by 2^-20·|lo| where lo + 1 would round back to lo
     // (|lo| ≥ 2^53), so the bounds hold enough doubles for distinct split candidates.
     const double pad = std::max(1.0, std::fabs(lo) * 0x1p-20);
@@ -100,8 +100,13 @@ void SetBoundsFromRange(const ValueRange& range, FeatureSpec& spec) {
       lo = hi - pad;
     }
   }
-  spec.min = lo;
-  spec.max = hi;
+  return ValueRange{.lo = lo, .hi = hi};
+}
+
+void SetBoundsFromRange(const ValueRange& range, FeatureSpec& spec) {
+  const ValueRange bounds = BoundsOfRange(range);
+  spec.min = bounds.lo;
+  spec.max = bounds.hi;
 }
 
 void SetBoundsFromValues(const std::vector<double>& values, FeatureSpec& spec) {

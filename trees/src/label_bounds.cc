@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include "rdpkit/accountant/errors.h"
@@ -54,6 +55,16 @@ std::optional<LabelBounds> ParseLabelBounds(const nlohmann::json& schema_json, T
                           "[" + FormatNumber(bounds.min) + ", " + FormatNumber(bounds.max) +
                               "] (width max − min overflows)",
                           "bounds of finite width");
+  }
+  // TrainingLabels scales by the half-width max/2 − min/2: below the smallest normal double it is
+  // 0 or a subnormal of a bit or two, and the scaled labels and the model lose the bounds' meaning
+  // ([0, 5e-324] trained a model predicting 1).
+  if (bounds.max / 2 - bounds.min / 2 < std::numeric_limits<double>::min()) {
+    throw InvalidArgument(
+        "label.min/max",
+        "[" + FormatNumber(bounds.min) + ", " + FormatNumber(bounds.max) + "] (width below " +
+            FormatNumber(2 * std::numeric_limits<double>::min()) + ")",
+        "bounds at least " + FormatNumber(2 * std::numeric_limits<double>::min()) + " apart");
   }
   return bounds;
 }

@@ -21,7 +21,8 @@
 namespace rdpkit::trees::internal {
 
 // The schema's "label" object: absent → nullopt. A "?" (drafted schema), a non-number, non-finite
-// bounds, min ≥ max or a width that overflows → InvalidArgument naming "label.min"/"label.max";
+// bounds, min ≥ max, a width that overflows or is below 2·DBL_MIN → InvalidArgument naming
+// "label.min"/"label.max";
 // label bounds on a binary schema → InvalidArgument naming "label".
 std::optional<LabelBounds> ParseLabelBounds(const nlohmann::json& schema_json, Task task);
 

@@ -80,9 +80,9 @@ std::vector<DraftColumn> ReadDraftColumns(internal::BlockSource& blocks, const s
       std::string_view text = block.substr(pos, stop - pos);
       pos = stop + 1;
       ++line_number;
+      DropByteOrderMark(text, line_number);
       if (IsBlankLine(text)) continue;
       if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
-      if (line_number == 1 && text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
       SplitLine(text, fields);
       if (columns.empty()) {
         std::vector<std::string> header;
@@ -194,9 +194,9 @@ void DraftLabel(const DraftColumn& label, const std::string& source,
     }
     schema.n_classes = std::max(2, static_cast<int>(label.numbers.hi) + 1);
   } else if (schema.task == Task::kRegression) {
-    // A constant label gets a unit-wide range, as a constant feature does.
-    const double lo = label.numbers.lo, hi = label.numbers.hi;
-    schema.label = LabelBounds{.min = lo, .max = hi > lo ? hi : lo + 1};
+    // A constant label is widened as a constant feature is.
+    const internal::ValueRange bounds = internal::BoundsOfRange(label.numbers);
+    schema.label = LabelBounds{.min = bounds.lo, .max = bounds.hi};
   }
 }
 
@@ -224,10 +224,11 @@ Schema DraftSchemaOfBlocks(BlockSource& blocks, const std::string& source, const
       spec.n_codes = static_cast<int>(spec.codes.size());
       spec.max = spec.n_codes - 1;
     } else if (column.codes_only && !column.numbers.empty()) {
-      // Whole numbers in [0, kMaxDraftCode] only: category codes.
+      // Whole numbers in [0, kMaxDraftCode] only: category codes; at least two, as a constant
+      // numeric column is widened, so that the feature can be split.
       spec.categorical = true;
-      spec.n_codes = static_cast<int>(column.numbers.hi) + 1;
-      spec.max = column.numbers.hi;
+      spec.n_codes = std::max(2, static_cast<int>(column.numbers.hi) + 1);
+      spec.max = spec.n_codes - 1;
     } else {
       internal::SetBoundsFromRange(column.numbers, spec);
     }
