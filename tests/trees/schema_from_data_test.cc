@@ -75,9 +75,11 @@ TEST(SchemaFromData, NamesThatAreNotUtf8AreRefusedByColumn) {
   EXPECT_EQ(draft.features[0].codes[1], "r\xC3\xB4t");
 }
 
-TEST(SchemaFromData, BoundsFromDataRefuseWhatTheDataReaderRefuses) {
+// Each of these was drafted (or drafted into a schema train refused), and train then refused the
+// data the schema came from.
+TEST(SchemaFromData, DraftsAreSchemasTheirOwnDataTrainsWith) {
   const testing::ScratchDir dir;
-  // The draft as well: a label column twice was drafted, and train then refused the data.
+  // A label column twice.
   EXPECT_THAT(DraftRefusal(dir, "x,label,label\n1,0,1\n2,1,0\n"),
               HasSubstr("label column \"label\" appears twice"));
   EXPECT_THAT(DraftRefusal(dir, "x,x,label\n1,0,1\n2,1,0\n"),
@@ -119,6 +121,10 @@ TEST(SchemaFromData, BoundsFromDataRefuseWhatTheDataReaderRefuses) {
   // the draft took ` "a,b"` as the name a,b, a name the reader never met in that cell.
   EXPECT_THAT(DraftRefusal(dir, "x,c,label\n1,\"a,b\",0\n2, \"a,b\",1\n"),
               HasSubstr("row 2 (line 3) has 4 fields, the header has 3"));
+}
+
+TEST(SchemaFromData, BoundsFromDataRefuseWhatTheDataReaderRefuses) {
+  const testing::ScratchDir dir;
   EXPECT_THAT(Refusal([&] {
                 (void)SchemaFromData(dir.Write("twice.csv", "x,y,x,label\n1,2,3,0\n"), "label",
                                      Task::kBinary);
