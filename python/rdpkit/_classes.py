@@ -5,6 +5,7 @@ import numbers
 import numpy as np
 from sklearn.preprocessing import LabelEncoder
 
+from . import _rdpkit
 from ._errors import InvalidArgumentError
 
 CLASSES_ACCEPTED = "None, an integer K >= 2 (the labels 0..K-1) or a list of 2 or more distinct labels"
@@ -15,9 +16,11 @@ def public_classes(classes):
     if classes is None:
         return None
     if isinstance(classes, numbers.Integral) and not isinstance(classes, (bool, np.bool_)):
-        if classes < 2:
-            raise InvalidArgumentError(f"classes = {classes} is outside [2, inf)", "classes",
-                                       str(classes), CLASSES_ACCEPTED)
+        if not 2 <= classes <= _rdpkit.MAX_CLASSES:
+            # Before np.arange: classes = 10**9 would build a list of 8 GB first.
+            raise InvalidArgumentError(
+                f"classes = {classes} is outside [2, {_rdpkit.MAX_CLASSES}]", "classes",
+                str(classes), f"the integers [2, {_rdpkit.MAX_CLASSES}] or a list of labels")
         return np.arange(int(classes))
     if isinstance(classes, (str, bytes, dict)) or not hasattr(classes, "__iter__"):
         raise InvalidArgumentError(f"classes = {classes!r} is not a list of labels", "classes",

@@ -29,6 +29,28 @@ def cell_text(value):
     return str(value)
 
 
+def _at_feature(error, j):
+    """error of a one-feature schema (codes_of_cells checks the feature alone, as features[0])
+    with its field and message naming features[j], as the whole schema's check would."""
+    field, message = error.field, str(error)
+    if not field.startswith("features[0]"):
+        return error
+    prefix = f"features[{j}]"
+    return InvalidArgumentError(prefix + message[len("features[0]"):] if message.startswith(
+        "features[0]") else message, prefix + field[len("features[0]"):], error.value,
+        error.accepted)
+
+
+def _require_utf8_cells(cells, j, name):
+    """Refuses a cell that is not UTF-8 text (a lone surrogate), naming its column and row: the
+    binding would otherwise fail with a TypeError that prints every cell of the column."""
+    try:
+        "\n".join(cells).encode("utf-8")
+    except UnicodeEncodeError:
+        for row, cell in enumerate(cells):
+            _json.check_text(f"X column {name!r} (feature {j}), row {row}", cell)
+
+
 def _is_frame(X):
     return hasattr(X, "iloc") and hasattr(X, "dtypes")
 
@@ -52,7 +74,11 @@ def codes_of_text(X, features):
         if is_frame and not is_text_dtype(column.dtype):
             continue
         cells = [cell_text(value) for value in column]
-        values = _rdpkit.codes_of_cells(cells, _json.dumps(feature), "X")
+        _require_utf8_cells(cells, j, feature.get("name", f"x{j}"))
+        try:
+            values = _rdpkit.codes_of_cells(cells, _json.dumps(feature), "X")
+        except InvalidArgumentError as error:
+            raise _at_feature(error, j) from None
         if out is None:
             out = X.copy() if is_frame else np.array(X, dtype=object)
         if is_frame:

@@ -8,7 +8,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Callable, Optional, Sequence, Tuple, Union
 
-from . import _json, _rdpkit
+from . import _json, _params, _rdpkit
 
 PLACEHOLDER = "?"
 
@@ -29,7 +29,8 @@ MAX_EVENT_DEPTH = 2 * 64 + 2
 
 
 def _to_plain(value, depth=1):
-    """JSON-ready data: nested Events become their JSON, tuples lists, numpy scalars Python's."""
+    """Nested Events as their JSON, tuples as lists, the depth checked; leaves as they are
+    (_json.plain converts numpy values and refuses what JSON cannot hold, naming the path)."""
     if isinstance(value, Event):
         return value.to_json()
     if isinstance(value, (dict, list, tuple)) and depth > MAX_EVENT_DEPTH:
@@ -40,10 +41,6 @@ def _to_plain(value, depth=1):
         return {str(k): _to_plain(v, depth + 1) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [_to_plain(v, depth + 1) for v in value]
-    if isinstance(value, bool) or value is None or isinstance(value, str):
-        return value
-    if hasattr(value, "item"):  # numpy scalar
-        return value.item()
     return value
 
 
@@ -58,7 +55,7 @@ class Event:
     kind = None  # the JSON key of the event kind
 
     def __init__(self, json_data):
-        data = _to_plain(json_data)
+        data = _json.plain(_to_plain(json_data))
         if not isinstance(data, dict) or len(data) != 1:
             raise _invalid("event", "must be a JSON object with exactly one key (the event kind)")
         self._json = data
@@ -73,6 +70,8 @@ class Event:
         deeper than an event's, NaN, 1e999, invalid UTF-8 or trailing text is refused
         (InvalidArgumentError naming the JSON path), never resolved by a guess."""
         if isinstance(value, (str, bytes)):
+            if isinstance(value, str):
+                _json.check_text("event", value)
             # Privacy: Python's json would keep the last of duplicate keys silently (e.g. a
             # second, larger noise_multiplier); the library's strict reader refuses them.
             _rdpkit.check_event_json_text(value)
@@ -248,7 +247,17 @@ class CalibrationResult:
 
 
 def _orders(orders):
-    return [] if orders is None else [float(o) for o in orders]
+    """The orders parameter as a list of floats: None (the default grid) or numbers."""
+    if orders is None:
+        return []
+    if isinstance(orders, (str, bytes)) or not hasattr(orders, "__iter__"):
+        raise _params.invalid("orders", repr(orders), "None or a list of numbers in (1, inf)",
+                              f"orders = {orders!r} is not a list of numbers")
+    return [_params.check_number(f"orders[{i}]", o, "(1, inf)") for i, o in enumerate(orders)]
+
+
+def _number(field, value, accepted):
+    return _params.check_number(field, value, accepted)
 
 
 def _result(fields, value="epsilon"):
@@ -263,7 +272,8 @@ def epsilon(event, delta: float, *, orders=None, certified: bool = True,
     """Smallest ε such that the event is (ε, δ)-DP (``rdpkit epsilon``). accountant: "best"
     (the smallest certified value of those that apply), "rdp", "gaussian", or any other name
     the library knows."""
-    fields = _rdpkit.epsilon(_as_event(event).to_json_text(), float(delta), _orders(orders),
+    fields = _rdpkit.epsilon(_as_event(event).to_json_text(), _number("delta", delta, "[0, 1]"),
+                             _orders(orders),
                              bool(certified), str(accountant))
     return _result(fields)
 
@@ -271,7 +281,8 @@ def epsilon(event, delta: float, *, orders=None, certified: bool = True,
 def delta(event, epsilon: float, *, orders=None, certified: bool = True,
           accountant: str = "best") -> EpsilonResult:
     """Smallest δ such that the event is (ε, δ)-DP (``rdpkit delta``); float() gives δ."""
-    fields = _rdpkit.delta(_as_event(event).to_json_text(), float(epsilon), _orders(orders),
+    fields = _rdpkit.delta(_as_event(event).to_json_text(), _number("epsilon", epsilon, "[0, inf)"),
+                           _orders(orders),
                            bool(certified), str(accountant))
     return _result(fields, value="delta")
 
@@ -298,10 +309,13 @@ def calibrate(event: Union[Event, dict, str, Callable[[float], Event]], epsilon:
       the bracket when not given), ``integer`` whether the value is a whole number.
     """
     if callable(event) and not isinstance(event, Event):
-        return _calibrate_callable(event, float(epsilon), float(delta), orders, accountant,
+        return _calibrate_callable(event, _number("epsilon", epsilon, "(0, inf)"),
+                                   _number("delta", delta, "[0, 1)"), orders, accountant,
                                    bracket, increasing, integer, parameter, lower_inclusive)
-    fields = _rdpkit.calibrate_text(_as_event_or_placeholder(event), float(epsilon),
-                                    float(delta), _orders(orders), str(accountant))
+    fields = _rdpkit.calibrate_text(_as_event_or_placeholder(event),
+                                    _number("epsilon", epsilon, "(0, inf)"),
+                                    _number("delta", delta, "[0, 1)"), _orders(orders),
+                                    str(accountant))
     return CalibrationResult(parameter=fields["parameter"], value=fields["value"],
                              epsilon=fields["epsilon"], delta=fields["delta"],
                              accountant=fields["accountant"],
@@ -314,14 +328,15 @@ def _as_event_or_placeholder(event):
         return event.to_json_text()
     if isinstance(event, dict):
         return _json.dumps(_to_plain(event))
-    return str(event)
+    return _json.check_text("event", str(event))
 
 
 def _calibrate_callable(make_event, target_epsilon, target_delta, orders, accountant, bracket,
                         increasing, integer, parameter, lower_inclusive):
-    if bracket is None or len(bracket) != 2:
+    if not isinstance(bracket, (list, tuple)) or len(bracket) != 2:
         raise _invalid("bracket", "the callable form needs bracket=(lower, upper)")
-    lower, upper = float(bracket[0]), float(bracket[1])
+    lower = _number("bracket[0]", bracket[0], "finite numbers below bracket[1]")
+    upper = _number("bracket[1]", bracket[1], "finite numbers above bracket[0]")
     if not (math.isfinite(lower) and math.isfinite(upper) and lower < upper):
         raise _invalid("bracket", f"({lower}, {upper}) must be finite with lower < upper")
 

@@ -91,16 +91,6 @@ _OBJECTIVES = {
 _FITTED_PRIVATE = ("_schema_features",)
 
 
-def _plain(value):
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple, np.ndarray)):
-        return [_plain(v) for v in value]
-    if isinstance(value, np.generic):
-        return value.item()
-    return value
-
-
 def _default_names(n_features):
     return [f"x{i}" for i in range(n_features)]
 
@@ -161,7 +151,7 @@ class _DPGBTBase(BaseEstimator):
         refused when it is not one of this estimator's."""
         objective = self.objective
         if objective is None:
-            objective = (self.config or {}).get("objective") or self._auto_objective()
+            objective = _params.config_dict(self.config).get("objective") or self._auto_objective()
         accepted = _OBJECTIVES[type(self).__name__]
         if objective not in accepted:
             raise InvalidArgumentError(
@@ -174,11 +164,11 @@ class _DPGBTBase(BaseEstimator):
         """The trainer config JSON (a dict) that fit uses: ``config`` (further keys), the
         config-key parameters that are set, privacy from epsilon/delta, seed from random_state.
         ``rdpkit train --config`` with this config trains the same model."""
-        config = _plain(dict(self.config or {}))
+        config = _params.config_dict(self.config)
         for key in CONFIG_KEYS:
             value = getattr(self, key)
             if value is not None:
-                config[key] = _plain(value)
+                config[key] = _json.plain(value, key)
         config["objective"] = self._objective()
         if not config.get("non_private", False):  # a non-private run takes no privacy target
             privacy = dict(config.get("privacy", {}))
@@ -187,8 +177,16 @@ class _DPGBTBase(BaseEstimator):
             if self.delta is not None:
                 privacy["delta"] = _params.check_number("delta", self.delta, "(0, 1)")
             if self.allow_large_delta is not None:
-                privacy["allow_large_delta"] = _plain(self.allow_large_delta)  # the library
+                privacy["allow_large_delta"] = _json.plain(self.allow_large_delta)  # the library
             config["privacy"] = privacy                                        # refuses non-bools
+        else:
+            # A non-private run takes no privacy target, but a bad one is still refused.
+            for field, value, lowest, highest in (("epsilon", self.epsilon, 0, math.inf),
+                                                  ("delta", self.delta, 0, 1)):
+                accepted = f"({lowest}, {highest})"
+                if value is not None and not (
+                        lowest < _params.check_number(field, value, accepted) < highest):
+                    raise _params.invalid(field, value, accepted)
         seed = _params.seed_of(self.random_state)
         if seed is not None:
             config["seed"] = seed
@@ -269,6 +267,8 @@ class _DPGBTBase(BaseEstimator):
         n_features = X.shape[1]
         names = ([str(n) for n in self.feature_names_in_] if hasattr(self, "feature_names_in_")
                  else _default_names(n_features))
+        for index, name in enumerate(names):
+            _json.check_text(f"X column {index} (its name)", name)
         schema = self.schema(n_features, names)
         if schema is None:
             warnings.warn(_BOUNDS_WARNING, PrivacyLeakWarning, stacklevel=3)

@@ -1,8 +1,8 @@
 """The privacy curve: ε against the number of steps of a repeated event (``rdpkit plot``)."""
 from typing import Optional
 
-from . import _rdpkit
-from .accounting import EpsilonResult, _as_event
+from . import _params, _rdpkit
+from .accounting import EpsilonResult, _as_event, _orders
 
 
 def privacy_curve(event, delta: float, steps: Optional[int] = None, *, points: int = 30,
@@ -10,10 +10,12 @@ def privacy_curve(event, delta: float, steps: Optional[int] = None, *, points: i
     """[(steps, EpsilonResult), ...]: ε at δ after k steps of the event, for up to `points`
     step counts k in [1, steps] on a log scale. Without steps, event must be a self_composed
     event: its inner event is one step and its count the number of steps."""
-    curve = _rdpkit.privacy_curve(_as_event(event).to_json_text(),
-                                  0 if steps is None else int(steps), float(delta), int(points),
-                                  [] if orders is None else [float(o) for o in orders],
-                                  bool(certified), str(accountant))
+    # Whole numbers the binding's C types hold; the library checks their ranges (privacy_curve.h).
+    steps = 0 if steps is None else _params.check_whole("steps", steps, 0, 2 ** 64 - 1)
+    curve = _rdpkit.privacy_curve(_as_event(event).to_json_text(), steps,
+                                  _params.check_number("delta", delta, "[0, 1)"),
+                                  _params.check_whole("points", points, -2 ** 31, 2 ** 31 - 1),
+                                  _orders(orders), bool(certified), str(accountant))
     return [(k, EpsilonResult(epsilon=f["epsilon"], delta=f["delta"],
                               accountant=f["accountant"], certified=f["certified"],
                               order=f["order"], conversion=f["conversion"], mu=f["mu"]))

@@ -195,6 +195,8 @@ py::array_t<double> CodesOfTextCells(const std::vector<std::string>& cells,
 }  // namespace
 
 void BindTrees(py::module_& m) {
+  // The most classes a schema may have: the estimators refuse more before building the list.
+  m.attr("MAX_CLASSES") = trees::Schema::kMaxClasses;
   py::class_<trees::Model>(m, "Model", "A trained model (DESIGN.md §6), as `rdpkit train` writes")
       .def_static(
           "from_json_text",
