@@ -238,7 +238,8 @@ TEST(CellNames, DraftsTextColumnsAsNamedCodesAndClasses) {
   const std::string mixed = dir.Write("x.csv", "colour,label\nred,1\n2,0\n");
   EXPECT_THAT([&] { DraftSchema(mixed, "label", std::nullopt); },
               ThrowsMessage<InvalidArgument>(
-                  HasSubstr("column \"colour\": mixes numbers (\"2\") and text (\"red\")")));
+                  HasSubstr("column \"colour\": mixes numbers (\"2\" on line 3) and text "
+                            "(\"red\" on line 2)")));
 }
 
 }  // namespace

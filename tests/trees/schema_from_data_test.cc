@@ -87,7 +87,7 @@ TEST(SchemaFromData, DraftsAreSchemasTheirOwnDataTrainsWith) {
   // A --task the labels do not fit: drafted, then every row with such a label refused by train.
   const std::string labels = dir.Write("labels.csv", "x,label\n1,0\n2,1\n3,7\n");
   EXPECT_THAT(Refusal([&] { (void)DraftSchema(labels, "label", Task::kBinary); }),
-              HasSubstr("label column \"label\": 7 is not a binary label (0 or 1"));
+              HasSubstr("label column \"label\": 7 on line 4 is not a binary label (0 or 1"));
   const std::string many = dir.Write("many.csv", "x,label\n1,0\n2,1000\n");
   EXPECT_THAT(Refusal([&] { (void)DraftSchema(many, "label", Task::kMulticlass); }),
               HasSubstr("class index 1000 is beyond the most classes a schema may have (1000)"));

@@ -46,10 +46,13 @@ struct DraftColumn {
   bool binary = true;            // every number 0 or 1
   bool whole = true;             // every number a whole number ≥ 0
   std::set<std::string> texts;   // the distinct cells that are neither
-  std::string a_number;          // one number's text, for the message on a mixed column
-  double not_binary = 0;         // when !binary: the first number that is neither 0 nor 1
+  // For the messages, each with the line it stands on: the first number's and text's cells (a
+  // mixed column), and the first number that is neither 0 nor 1 (a binary label).
+  std::string a_number, a_text;
+  std::size_t a_number_line = 0, a_text_line = 0, not_binary_line = 0;
+  double not_binary = 0;
 
-  void AddNumber(double value) {
+  void AddNumber(double value, std::size_t line) {
     if (std::isnan(value)) {
       any_missing = true;
       return;
@@ -59,6 +62,7 @@ struct DraftColumn {
     if (binary && value != 0 && value != 1) {
       binary = false;
       not_binary = value;
+      not_binary_line = line;
     }
     whole = whole && value >= 0 && value == std::floor(value);
   }
@@ -100,10 +104,19 @@ std::vector<DraftColumn> ReadDraftColumns(internal::BlockSource& blocks, const s
         double value = 0;
         DraftColumn& column = columns[c];
         if (ParseField(fields[c], value) != Parsed::kBad) {
-          column.AddNumber(value);
-          if (column.a_number.empty() && !std::isnan(value)) column.a_number = Trim(fields[c]);
-        } else if (column.texts.size() <= static_cast<std::size_t>(1 << 24)) {
-          column.texts.emplace(Trim(fields[c]));
+          column.AddNumber(value, line_number);
+          if (column.a_number.empty() && !std::isnan(value)) {
+            column.a_number = Trim(fields[c]);
+            column.a_number_line = line_number;
+          }
+        } else {
+          if (column.a_text.empty()) {
+            column.a_text = Trim(fields[c]);
+            column.a_text_line = line_number;
+          }
+          if (column.texts.size() <= static_cast<std::size_t>(1 << 24)) {
+            column.texts.emplace(Trim(fields[c]));
+          }
         }
       }
     }
@@ -120,8 +133,10 @@ std::vector<std::string> NamesOf(const DraftColumn& column, const std::string& s
                                  const std::string& what) {
   if (!column.a_number.empty()) {
     throw InvalidArgument("data", source + ", column \"" + column.name + "\": mixes numbers (" +
-                                      Quote(column.a_number) + ") and text (" +
-                                      Quote(*column.texts.begin()) + "); write its " + what +
+                                      Quote(column.a_number) + " on line " +
+                                      std::to_string(column.a_number_line) + ") and text (" +
+                                      Quote(column.a_text) + " on line " +
+                                      std::to_string(column.a_text_line) + "); write its " + what +
                                       " all as names or all as integers 0..n-1");
   }
   if (column.texts.size() > static_cast<std::size_t>(1 << 24)) {
@@ -177,7 +192,8 @@ void DraftLabel(const DraftColumn& label, const std::string& source,
   // What the data reader would refuse in every row holding it (ReadLabel), refused here.
   if (schema.task == Task::kBinary && !label.binary) {
     throw InvalidArgument("label", source + ", label column \"" + label.name +
-                                       "\": " + FormatNumber(label.not_binary) +
+                                       "\": " + FormatNumber(label.not_binary) + " on line " +
+                                       std::to_string(label.not_binary_line) +
                                        " is not a binary label (0 or 1, or two class names)");
   }
   if (schema.task == Task::kMulticlass) {
