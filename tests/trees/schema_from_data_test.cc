@@ -117,6 +117,16 @@ TEST(SchemaFromData, DraftsAreSchemasTheirOwnDataTrainsWith) {
         << first << ", " << second;
     EXPECT_LE(schema.label->min, std::stod(first)) << first;
   }
+  // A column spanning fewer than 2^17 doubles is widened too (train refused [1, 1 + 2^-52]: "at
+  // least 2 distinct split candidates"); a range of 0.1 at 1.7e9 (400 000 doubles) is kept.
+  const Schema ulp = SchemaFromData(dir.Write("ulp.csv", "x,label\n1,0\n1.0000000000000002,1\n"),
+                                    "label", Task::kBinary);
+  EXPECT_EQ(ulp.features[0].min, 1);
+  EXPECT_EQ(ulp.features[0].max, 2);
+  const Schema seconds =
+      SchemaFromData(dir.Write("seconds.csv", "x,label\n1700000000.0,0\n1700000000.1,1\n"), "label",
+                     Task::kBinary);
+  EXPECT_EQ(seconds.features[0].max, 1700000000.1);
   // A double quote after a blank does not open a quoted field, for the draft as for the reader:
   // the draft took ` "a,b"` as the name a,b, a name the reader never met in that cell.
   EXPECT_THAT(DraftRefusal(dir, "x,c,label\n1,\"a,b\",0\n2, \"a,b\",1\n"),

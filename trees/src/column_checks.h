@@ -102,9 +102,10 @@ struct ValueRange {
 };
 
 // Bounds from the observed values (--bounds-from-data; LEAKS PRIVACY): the smallest and largest
-// non-missing value, [0, 1] when every value is missing, and a constant column (or one narrower
-// than 2·DBL_MIN, which neither split candidates nor the label's scaling resolve) widened so that
-// the bounds hold distinct split candidates and a normal half-width. As a ValueRange.
+// non-missing value, [0, 1] when every value is missing, and a constant column (or one spanning
+// fewer than 2^17 doubles, or narrower than 2·DBL_MIN, which neither split candidates nor the
+// label's scaling resolve) widened so that the bounds hold distinct split candidates and a
+// normal half-width. As a ValueRange.
 ValueRange BoundsOfRange(const ValueRange& range);
 // spec.min and spec.max from BoundsOfRange.
 void SetBoundsFromRange(const ValueRange& range, FeatureSpec& spec);

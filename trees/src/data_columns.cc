@@ -90,9 +90,13 @@ ValueRange BoundsOfRange(const ValueRange& range) {
     lo = 0;
     hi = 1;
   }
-  if (hi - lo < 2 * std::numeric_limits<double>::min()) {
-    // A constant column: widen by 1, or by 2^-20·|lo| where lo + 1 would round back to lo
-    // (|lo| ≥ 2^53), so the bounds hold enough doubles for distinct split candidates.
+  // Fewer than 2^17 doubles between lo and hi cannot hold distinct split candidates of every
+  // count a config allows (up to 65 534), and a width below 2·DBL_MIN no normal label scaling.
+  const double scale = std::max(std::fabs(lo), std::fabs(hi));
+  const double ulp = std::nextafter(scale, std::numeric_limits<double>::infinity()) - scale;
+  if (hi - lo < std::max(2 * std::numeric_limits<double>::min(), ulp * 0x1p17)) {
+    // A constant column (or one that narrow): widen by 1, or by 2^-20·|lo| where lo + 1 would
+    // round back to lo (|lo| ≥ 2^53), so the bounds hold enough doubles for distinct candidates.
     const double pad = std::max(1.0, std::fabs(lo) * 0x1p-20);
     if (std::isfinite(lo + pad)) {
       hi = lo + pad;
