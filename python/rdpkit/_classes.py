@@ -8,7 +8,8 @@ from sklearn.preprocessing import LabelEncoder
 from . import _rdpkit
 from ._errors import InvalidArgumentError
 
-CLASSES_ACCEPTED = "None, an integer K >= 2 (the labels 0..K-1) or a list of 2 or more distinct labels"
+CLASSES_ACCEPTED = ("None, an integer K >= 2 (the labels 0..K-1) or a list of 2 or more distinct "
+                    "labels")
 
 
 def public_classes(classes):
