@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <string_view>
 
 #include "cell_names.h"
 #include "column_checks.h"
@@ -52,10 +53,15 @@ struct DraftColumn {
   std::size_t a_number_line = 0, a_text_line = 0, not_binary_line = 0;
   double not_binary = 0;
 
-  void AddNumber(double value, std::size_t line) {
+  // A cell read as the number value (NaN: missing), its text `cell`.
+  void AddNumber(double value, std::string_view cell, std::size_t line) {
     if (std::isnan(value)) {
       any_missing = true;
       return;
+    }
+    if (a_number.empty()) {
+      a_number = cell;
+      a_number_line = line;
     }
     numbers.Add(value);
     codes_only = codes_only && value >= 0 && value <= kMaxDraftCode && value == std::floor(value);
@@ -65,6 +71,15 @@ struct DraftColumn {
       not_binary_line = line;
     }
     whole = whole && value >= 0 && value == std::floor(value);
+  }
+
+  // A cell that is no number.
+  void AddText(std::string_view cell, std::size_t line) {
+    if (a_text.empty()) {
+      a_text = cell;
+      a_text_line = line;
+    }
+    if (texts.size() <= static_cast<std::size_t>(1 << 24)) texts.emplace(cell);
   }
 };
 
@@ -104,19 +119,9 @@ std::vector<DraftColumn> ReadDraftColumns(internal::BlockSource& blocks, const s
         double value = 0;
         DraftColumn& column = columns[c];
         if (ParseField(fields[c], value) != Parsed::kBad) {
-          column.AddNumber(value, line_number);
-          if (column.a_number.empty() && !std::isnan(value)) {
-            column.a_number = Trim(fields[c]);
-            column.a_number_line = line_number;
-          }
+          column.AddNumber(value, Trim(fields[c]), line_number);
         } else {
-          if (column.a_text.empty()) {
-            column.a_text = Trim(fields[c]);
-            column.a_text_line = line_number;
-          }
-          if (column.texts.size() <= static_cast<std::size_t>(1 << 24)) {
-            column.texts.emplace(Trim(fields[c]));
-          }
+          column.AddText(Trim(fields[c]), line_number);
         }
       }
     }
