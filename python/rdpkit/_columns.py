@@ -29,18 +29,6 @@ def cell_text(value):
     return str(value)
 
 
-def _at_feature(error, j):
-    """error of a one-feature schema (codes_of_cells checks the feature alone, as features[0])
-    with its field and message naming features[j], as the whole schema's check would."""
-    field, message = error.field, str(error)
-    if not field.startswith("features[0]"):
-        return error
-    prefix = f"features[{j}]"
-    return InvalidArgumentError(prefix + message[len("features[0]"):] if message.startswith(
-        "features[0]") else message, prefix + field[len("features[0]"):], error.value,
-        error.accepted)
-
-
 def _require_utf8_cells(cells, j, name):
     """Refuses a cell that is not UTF-8 text (a lone surrogate), naming its column and row: the
     binding would otherwise fail with a TypeError that prints every cell of the column."""
@@ -66,7 +54,7 @@ def codes_of_text(X, features):
     is_frame = _is_frame(X)
     if not is_frame and not (isinstance(X, np.ndarray) and X.dtype == object and X.ndim == 2):
         return X
-    out = None
+    out = features_json = None
     for j, feature in enumerate(features[:X.shape[1]]):
         if not feature.get("categorical"):
             continue
@@ -75,10 +63,9 @@ def codes_of_text(X, features):
             continue
         cells = [cell_text(value) for value in column]
         _require_utf8_cells(cells, j, feature.get("name", f"x{j}"))
-        try:
-            values = _rdpkit.codes_of_cells(cells, _json.dumps(feature), "X")
-        except InvalidArgumentError as error:
-            raise _at_feature(error, j) from None
+        if features_json is None:  # all of them, checked as a schema's: errors name features[j]
+            features_json = _json.dumps(features)
+        values = _rdpkit.codes_of_cells(cells, features_json, j, "X")
         if out is None:
             out = X.copy() if is_frame else np.array(X, dtype=object)
         if is_frame:

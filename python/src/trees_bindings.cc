@@ -178,15 +178,20 @@ py::tuple PredictArrays(const trees::Model& model, const DoubleArray& x) {
   return py::make_tuple(out, clipped);
 }
 
-// A text column of X as the values of the feature the JSON object feature_json describes (a
-// schema's feature entry): numbers, missing values and the names of its codes, read as the CSV
-// reader reads them (trees::CodesOfCells).
+// A text column of X as the values of feature `index` of features_json (a schema's feature
+// entries, checked as a schema's are, so that an error names features[index]): numbers, missing
+// values and the names of its codes, read as the CSV reader reads them (trees::CodesOfCells).
 py::array_t<double> CodesOfTextCells(const std::vector<std::string>& cells,
-                                     const std::string& feature_json, const std::string& source) {
-  const nlohmann::json feature = ParseJson(feature_json, "bounds", "JSON text");
-  const trees::Schema one = trees::Schema::FromJson(
-      {{"task", "regression"}, {"features", nlohmann::json::array({feature})}});
-  const std::vector<double> values = trees::CodesOfCells(one.features[0], cells, source);
+                                     const std::string& features_json, std::size_t index,
+                                     const std::string& source) {
+  const nlohmann::json features = ParseJson(features_json, "bounds", "JSON text");
+  const trees::Schema schema =
+      trees::Schema::FromJson({{"task", "regression"}, {"features", features}});
+  if (index >= schema.features.size()) {
+    throw InvalidArgument("index", std::to_string(index),
+                          "[0, " + std::to_string(schema.features.size()) + ")");
+  }
+  const std::vector<double> values = trees::CodesOfCells(schema.features[index], cells, source);
   py::array_t<double> out(static_cast<py::ssize_t>(values.size()));
   std::copy(values.begin(), values.end(), out.mutable_data());
   return out;
@@ -228,8 +233,8 @@ void BindTrees(py::module_& m) {
       .def_readonly("classes", &trees::Model::classes)
       .def_property_readonly("n_trees",
                              [](const trees::Model& model) { return model.trees.size(); });
-  m.def("codes_of_cells", &CodesOfTextCells, py::arg("cells"), py::arg("feature"),
-        py::arg("source"));
+  m.def("codes_of_cells", &CodesOfTextCells, py::arg("cells"), py::arg("features"),
+        py::arg("index"), py::arg("source"));
   m.def("train", &TrainArrays, py::arg("X"), py::arg("y"), py::arg("feature_names"),
         py::arg("schema"), py::arg("config"), py::arg("classes_from_data"));
   // The config's keys as given, parsed and validated as `rdpkit train` does before reading data.
