@@ -82,14 +82,28 @@ std::uint8_t ExpectedBin(const std::vector<double>& candidates, int feature, dou
   return bin;
 }
 
-void CheckBinnedAgrees(std::string_view text, const Schema& schema) {
-  std::string expected_error, actual_error;
-  Dataset expected, actual;
+// What ParseCsv made of text under a schema (labels required): the data, or the refusal. The
+// other readers are compared with it.
+struct ParsedText {
+  Dataset data;
+  std::string error;  // empty: accepted
+};
+
+ParsedText ParseOrRefusal(std::string_view text, const Schema& schema) {
+  ParsedText parsed;
   try {
-    expected = rdpkit::trees::ParseCsv(text, schema, {}, "fuzz.csv");
+    parsed.data = rdpkit::trees::ParseCsv(text, schema, {}, "fuzz.csv");
   } catch (const rdpkit::InvalidArgument& e) {
-    expected_error = e.what();
+    parsed.error = e.what();
   }
+  return parsed;
+}
+
+void CheckBinnedAgrees(std::string_view text, const Schema& schema, const ParsedText& parsed) {
+  const Dataset& expected = parsed.data;
+  const std::string& expected_error = parsed.error;
+  std::string actual_error;
+  Dataset actual;
   try {
     // One thread: fuzz inputs are far below the 8 KiB a second part needs (the parallel parts are
     // checked in tests/trees/binned_csv_test.cc); a pool per input would only slow fuzzing.
@@ -132,14 +146,9 @@ std::string ReadJoined(std::string_view text, std::size_t block_bytes, const Sch
   return "";
 }
 
-void CheckPartsAgree(std::string_view text, const Schema& schema) {
-  std::string expected_error;
-  Dataset expected;
-  try {
-    expected = rdpkit::trees::ParseCsv(text, schema, {}, "fuzz.csv");
-  } catch (const rdpkit::InvalidArgument& e) {
-    expected_error = e.what();
-  }
+void CheckPartsAgree(std::string_view text, const Schema& schema, const ParsedText& parsed) {
+  const Dataset& expected = parsed.data;
+  const std::string& expected_error = parsed.error;
   Dataset joined;
   if (ReadJoined(text, 0, schema, joined) != expected_error) {
     rdpkit::fuzz::Fail("parts (one block) refuse differently");
@@ -195,16 +204,13 @@ void CheckSchemasFromData(std::string_view text) {
     rdpkit::fuzz::Fail("draft: blocks give another schema or refusal");
   }
   if (drafted.rfind("refused: ", 0) != 0) {
-    try {
-      const Dataset data = rdpkit::trees::ParseCsv(text, draft, {}, "fuzz.csv");
-      if (data.total_clipped() != 0) rdpkit::fuzz::Fail("draft: its own data is clipped");
-    } catch (const rdpkit::InvalidArgument& e) {
-      rdpkit::fuzz::Fail("draft: its own data is refused:", e.what());
-    }
+    const ParsedText own = ParseOrRefusal(text, draft);
+    if (!own.error.empty()) rdpkit::fuzz::Fail("draft: its own data is refused:", own.error);
+    if (own.data.total_clipped() != 0) rdpkit::fuzz::Fail("draft: its own data is clipped");
     // train's and predict's readers under the drafted schema (codes, class names, label kinds
     // the fixed schema does not have).
-    CheckBinnedAgrees(text, draft);
-    CheckPartsAgree(text, draft);
+    CheckBinnedAgrees(text, draft, own);
+    CheckPartsAgree(text, draft, own);
   }
   Schema bounds;
   const auto bounds_of = [&](std::size_t block_bytes) {
@@ -233,15 +239,15 @@ void CheckSchemasFromData(std::string_view text) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text = rdpkit::fuzz::AsText(data, size);
-  rdpkit::fuzz::RefusalsAllowed(
-      [&] { CheckShape(rdpkit::trees::ParseCsv(text, FixedSchema(), {}, "fuzz.csv"), true); });
+  const ParsedText fixed = ParseOrRefusal(text, FixedSchema());
+  if (fixed.error.empty()) CheckShape(fixed.data, true);
   rdpkit::fuzz::RefusalsAllowed([&] {
     CheckShape(rdpkit::trees::ParseCsv(text, FixedSchema(),
                                        {.require_label = false, .read_label = false}, "fuzz.csv"),
                false);
   });
-  CheckBinnedAgrees(text, FixedSchema());
-  CheckPartsAgree(text, FixedSchema());
+  CheckBinnedAgrees(text, FixedSchema(), fixed);
+  CheckPartsAgree(text, FixedSchema(), fixed);
   CheckSchemasFromData(text);
   return 0;
 }
