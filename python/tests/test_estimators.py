@@ -102,7 +102,7 @@ def test_text_categories_are_read_as_their_codes(binary_data, tmp_path):
     whose bounds name its codes trains and predicts exactly as the codes do; an unknown name is
     refused by name."""
     X, y = binary_data
-    names = ["rent", "own", "free"]
+    names = ["rent", "own, \"mine\"", "free"]  # a name may hold a comma and quotes
     codes = np.floor((X[:, 0] + 3) / 2).clip(0, 2)
     codes[::17] = np.nan
     frame = pd.DataFrame({"housing": codes, "income": X[:, 1]})

@@ -342,6 +342,37 @@ TEST(LoadCsv, RejectsRaggedAndEmptyFiles) {
               ThrowsMessage<InvalidArgument>(HasSubstr("cannot open file")));
 }
 
+// Inside a quoted field a doubled quote is one quote and no end (RFC 4180 §2.7, as Python's csv
+// module and pandas write a text holding quotes): a header name holding quotes and a comma, and
+// quoted cells holding doubled quotes, split and read alike in both readers (the split at the comma
+// of "x, y" gave 5 fields).
+TEST(LoadCsv, ADoubledQuoteInsideAQuotedFieldIsOneQuote) {
+  const Schema schema = Schema::FromJson({{"task", "binary"},
+                                          {"features",
+                                           {{{"name", "a \"x, y\""}, {"min", 0}, {"max", 10}},
+                                            {{"name", "kind"},
+                                             {"categorical", true},
+                                             {"n_codes", 2},
+                                             {"codes", {"say \"hi\"", "b"}}}}}});
+  const std::string text =
+      "\"a \"\"x, y\"\"\",kind,label\n"
+      "1,\"say \"\"hi\"\"\",1\n"
+      "\"2\",b,0\n"
+      "3,\"say \"\"hi\"\"\" ,0\n";
+  const Dataset data = ParseCsv(text, schema);
+  EXPECT_THAT(data.columns[0], ElementsAre(1, 2, 3));
+  EXPECT_THAT(data.columns[1], ElementsAre(0, 1, 0));
+  EXPECT_EQ(ParseCsvBinned(text, schema, {}, 1).binned->bins,
+            ParseCsvBinned("\"a \"\"x, y\"\"\",kind,label\n1,0,1\n2,1,0\n3,0,0\n", schema, {}, 1)
+                .binned->bins);
+  // The texts of a refusal are shown as read, the doubled quote as one.
+  EXPECT_THAT([&] { ParseCsv("\"a \"\"x, y\"\"\",kind,label\n1,\"c\"\"d\",1\n", schema); },
+              ThrowsMessage<InvalidArgument>(HasSubstr("\"c\"d\" is neither a number")));
+  // A doubled quote at the end of a field left open does not close it.
+  EXPECT_THAT([&] { ParseCsv("\"a \"\"x, y\"\"\",kind,label\n\"1\"\",0,1\n", schema); },
+              ThrowsMessage<InvalidArgument>(HasSubstr("a quoted field with a line break?")));
+}
+
 // A quoted field with a line break (rdpkit reads one row per line) and a header cell without a
 // name (a comma at the end of the header) are refused saying so, by both readers and the draft.
 TEST(LoadCsv, SaysWhenAQuotedFieldBreaksItsLineOrAColumnHasNoName) {

@@ -188,7 +188,7 @@ void BinningReader::ReadHeader(BlockSource& source, std::string_view& block, std
       std::vector<std::string_view> fields;
       SplitLine(line, fields);
       header_names_.clear();
-      for (const auto field : fields) header_names_.emplace_back(Trim(field));
+      for (const auto field : fields) header_names_.emplace_back(FieldString(field));
       header_ = internal::MatchHeader(header_names_, schema_, options_, source_);
       header_line_ = line_number;
       return;

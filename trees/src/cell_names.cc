@@ -29,9 +29,9 @@ std::shared_ptr<const CellNames> CellNames::Of(const std::vector<std::string>& n
     const std::string whose = what + " " + std::to_string(i) + "'s name " + csv::Quote(name);
     std::string problem;
     double ignored = 0;
-    if (name.find_first_of("\"\n") != std::string::npos) {
-      problem = whose + " holds a double quote or a line break, which a CSV cell cannot";
-    } else if (csv::Trim(name) != name) {
+    // A schema's names hold no line break (NameProblem refuses control characters), and a quote
+    // stands in a quoted cell doubled (RFC 4180), so blanks at the ends are all a cell loses.
+    if (csv::TrimBlanks(name) != name) {
       problem = whose + " begins or ends with a blank, which a cell loses";
     } else if (const csv::Parsed parsed = csv::ParseField(name, ignored);
                parsed != csv::Parsed::kBad) {
@@ -64,7 +64,7 @@ std::string NotACellText(std::string_view field, const std::string& integers,
                          const std::string& what) {
   std::string why_not_names;
   if (!names.empty()) CellNames::Of(names, what, &why_not_names);
-  const std::string shown = csv::Quote(csv::Trim(field));
+  const std::string shown = csv::Quote(csv::FieldString(field));
   if (names.empty()) {
     return shown + " is not a number (" + integers + "; list their names in the schema's \"" + key +
            "\" to write the names instead)";

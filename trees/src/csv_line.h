@@ -20,13 +20,44 @@ namespace rdpkit::trees::internal::csv {
 
 inline bool IsBlank(char c) { return c == ' ' || c == '\t'; }
 
-inline std::string_view Trim(std::string_view text) {
+// text without the blanks and carriage returns at its ends.
+inline std::string_view TrimBlanks(std::string_view text) {
   while (!text.empty() && (IsBlank(text.front()) || text.front() == '\r')) text.remove_prefix(1);
   while (!text.empty() && (IsBlank(text.back()) || text.back() == '\r')) text.remove_suffix(1);
-  if (text.size() >= 2 && text.front() == '"' && text.back() == '"') {
-    text = text.substr(1, text.size() - 2);
-  }
   return text;
+}
+
+inline bool IsQuoted(std::string_view text) {
+  return text.size() >= 2 && text.front() == '"' && text.back() == '"';
+}
+
+// A field without its end blanks and, when it is then enclosed in double quotes, without them: the
+// text of a number. Names take FieldText, which also reads the doubled quotes inside.
+inline std::string_view Trim(std::string_view text) {
+  text = TrimBlanks(text);
+  return IsQuoted(text) ? text.substr(1, text.size() - 2) : text;
+}
+
+// The text a field stands for: Trim's, where inside a field enclosed in double quotes each doubled
+// quote stands for one (RFC 4180 §2.7: "a ""b""" is a "b"). Points into the field, or into
+// scratch when a doubled quote was read.
+inline std::string_view FieldText(std::string_view field, std::string& scratch) {
+  field = TrimBlanks(field);
+  if (!IsQuoted(field)) return field;
+  field = field.substr(1, field.size() - 2);
+  if (field.find("\"\"") == std::string_view::npos) return field;
+  scratch.clear();
+  for (std::size_t i = 0; i < field.size(); ++i) {
+    scratch += field[i];
+    if (field[i] == '"' && i + 1 < field.size() && field[i + 1] == '"') ++i;
+  }
+  return scratch;
+}
+
+// FieldText's text as a string of its own.
+inline std::string FieldString(std::string_view field) {
+  std::string scratch;
+  return std::string(FieldText(field, scratch));
 }
 
 // A line of blanks (spaces, tabs, carriage returns) only: skipped, never a row.
@@ -73,19 +104,30 @@ inline Parsed ParseField(std::string_view field, double& value) {
 // A field that from_chars did not take whole: a number, a missing value or, where the column has
 // names (cell_names.h), one of them. False when it is none of these.
 inline bool ReadSlowField(std::string_view field, const CellNames* names, double& value) {
-  return ParseField(field, value) != Parsed::kBad ||
-         (names != nullptr && names->Find(Trim(field), value));
+  if (ParseField(field, value) != Parsed::kBad) return true;
+  std::string scratch;
+  return names != nullptr && names->Find(FieldText(field, scratch), value);
 }
 
 // The end of the field that begins at p, in a line that ends at end: the next comma, or end. A
-// field whose first character is a double quote runs to the next double quote, and only then to a
-// comma, so a quoted field may hold commas; a quote anywhere else is a character of the field
-// (RFC 4180 §2.5; "" is not unescaped). One rule for headers, data lines and drafts.
+// field whose first character is a double quote runs to the next double quote that is not doubled,
+// and only then to a comma, so a quoted field may hold commas and quotes (RFC 4180 §2.5-2.7); a
+// quote anywhere else is a character of the field. One rule for headers, data lines and drafts.
 inline const char* FieldEnd(const char* p, const char* end) {
   const char* from = p;
   if (p != end && *p == '"') {
-    const void* close = std::memchr(p + 1, '"', static_cast<std::size_t>(end - p - 1));
-    from = close == nullptr ? end : static_cast<const char*>(close) + 1;
+    from = end;  // a quote left open runs to the end of the line
+    for (const char* q = p + 1; q < end;) {
+      const char* close =
+          static_cast<const char*>(std::memchr(q, '"', static_cast<std::size_t>(end - q)));
+      if (close == nullptr) break;
+      if (close + 1 != end && close[1] == '"') {
+        q = close + 2;  // a doubled quote inside the field
+        continue;
+      }
+      from = close + 1;
+      break;
+    }
   }
   if (from == end) return end;
   const void* comma = std::memchr(from, ',', static_cast<std::size_t>(end - from));

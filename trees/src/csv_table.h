@@ -64,7 +64,7 @@ void ReadTableBlock(std::string_view text, const std::string& source, Targets&& 
     csv::DropByteOrderMark(line, cursor.line_number);
     if (csv::IsBlankLine(line)) continue;
     csv::SplitLine(line, fields);
-    for (const auto field : fields) table.header.emplace_back(csv::Trim(field));
+    for (const auto field : fields) table.header.emplace_back(csv::FieldString(field));
     targets = targets_of_header(table.header);
     table.columns.resize(table.header.size());
     cursor.have_header = true;

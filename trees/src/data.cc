@@ -419,7 +419,7 @@ Schema SchemaFromBlocks(BlockSource& blocks, const std::string& source, const st
   };
   std::vector<ColumnTarget> targets;
   const auto why_bad = [](std::size_t, std::string_view f) {
-    return Quote(Trim(f)) +
+    return Quote(FieldString(f)) +
            " is not a number (missing values are empty or NaN; a column of names needs a "
            "schema listing them: rdpkit schema drafts one)";
   };

@@ -15,7 +15,7 @@ namespace rdpkit::trees {
 namespace internal {
 
 std::string NotANumberText(std::string_view field) {
-  return csv::Quote(csv::Trim(field)) + " is not a number (missing values are empty or NaN)";
+  return csv::Quote(csv::FieldString(field)) + " is not a number (missing values are empty or NaN)";
 }
 
 std::string CodeProblem(const FeatureSpec& spec, double value) {

@@ -90,6 +90,7 @@ std::vector<DraftColumn> ReadDraftColumns(internal::BlockSource& blocks, const s
                                           const std::string& label) {
   std::vector<DraftColumn> columns;
   std::vector<std::string_view> fields;
+  std::string scratch;  // a cell's text when it holds doubled quotes (FieldText)
   std::size_t line_number = 0, row = 0;
   std::string_view block;
   while (blocks.Next(block)) {
@@ -105,7 +106,7 @@ std::vector<DraftColumn> ReadDraftColumns(internal::BlockSource& blocks, const s
       SplitLine(text, fields);
       if (columns.empty()) {
         std::vector<std::string> header;
-        for (const auto field : fields) header.emplace_back(Trim(field));
+        for (const auto field : fields) header.emplace_back(FieldString(field));
         internal::RequireNamedColumns(header, source);
         internal::RequireDistinctColumns(header, source, label);
         for (auto& name : header) columns.push_back({.name = std::move(name)});
@@ -118,10 +119,11 @@ std::vector<DraftColumn> ReadDraftColumns(internal::BlockSource& blocks, const s
       for (std::size_t c = 0; c < fields.size(); ++c) {
         double value = 0;
         DraftColumn& column = columns[c];
+        const std::string_view cell = FieldText(fields[c], scratch);
         if (ParseField(fields[c], value) != Parsed::kBad) {
-          column.AddNumber(value, Trim(fields[c]), line_number);
+          column.AddNumber(value, cell, line_number);
         } else {
-          column.AddText(Trim(fields[c]), line_number);
+          column.AddText(cell, line_number);
         }
       }
     }
@@ -156,8 +158,8 @@ std::vector<std::string> NamesOf(const DraftColumn& column, const std::string& s
                                         Quote(name) + " " + problem);
     }
   }
-  // Names the data reader could not match in a cell (a blank at an end, a double quote): the
-  // draft would give a schema that refuses its own data.
+  // Names the data reader could not match in a cell (a blank at an end): the draft would give a
+  // schema that refuses its own data.
   std::string why;
   if (internal::CellNames::Of(names, what == "labels" ? "class" : "code", &why) == nullptr) {
     throw InvalidArgument("data", source + ", column \"" + column.name +
