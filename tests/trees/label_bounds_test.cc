@@ -1,5 +1,7 @@
 // Public label bounds of regression schemas (DESIGN.md §4) and the label scale they give the
 // trainer (trees/src/label_bounds.h, docs/trees_training.md "Regression").
+#include "label_bounds.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -19,6 +21,7 @@ namespace rdpkit::trees {
 namespace {
 
 using nlohmann::json;
+using ::testing::AllOf;
 using ::testing::HasSubstr;
 using testing::Quiet;
 using testing::SyntheticData;
@@ -110,6 +113,32 @@ TEST(LabelBounds, TrainingIsTheScaledRunMappedBack) {
   for (std::size_t i = 0; i < pa.size(); ++i) {
     EXPECT_NEAR(pa[i], mid + half * pb[i], 1e-12 * half * (1 + std::fabs(pb[i]))) << i;
   }
+}
+
+// Found by a sweep of train's configs: label bounds of ±8e307 gave a base score and leaves beyond
+// the doubles in label units, written as null, so that predict and evaluate refused the model
+// that train had written with exit 0. The run is refused instead, naming the bounds; wide bounds
+// whose predictions stay finite train.
+TEST(LabelBounds, PredictionsBeyondTheDoublesAreRefused) {
+  EXPECT_THAT(
+      [] { (void)Train(BoundedRegression(1000, 13, -8e307, 8e307), RegressionConfig(), Quiet()); },
+      ThrowsMessage<InvalidArgument>(
+          AllOf(HasSubstr("label.min/label.max: the trained model's predictions could overflow"),
+                HasSubstr("give narrower public label bounds"))));
+  const Model wide = Train(BoundedRegression(1000, 13, -1e300, 1e300), RegressionConfig(), Quiet());
+  for (double p : wide.Predict(BoundedRegression(100, 14, -1e300, 1e300))) {
+    EXPECT_TRUE(std::isfinite(p));
+  }
+  // Without label bounds, leaves that add up beyond the doubles are refused too.
+  const std::vector<double> labels(2, 0.0);
+  const internal::TrainingLabels unscaled(labels, std::nullopt);
+  Model huge;
+  huge.trees.resize(2);
+  for (Tree& tree : huge.trees) tree.nodes.push_back(Node{.value = 1e308});
+  EXPECT_THAT([&] { unscaled.ToLabelUnits(huge); },
+              ThrowsMessage<InvalidArgument>(HasSubstr("model: the trained model's predictions")));
+  huge.trees.pop_back();
+  EXPECT_NO_THROW(unscaled.ToLabelUnits(huge));
 }
 
 TEST(LabelBounds, LabelsOutsideAreClippedAndCountedInTheLog) {

@@ -84,14 +84,51 @@ TrainingLabels::TrainingLabels(const std::vector<double>& labels,
   }
 }
 
+namespace {
+
+// The largest |prediction margin| a model can give: |base score| plus each tree's largest |leaf|
+// (long double, whose exponent range holds any sum of doubles here).
+long double LargestMargin(const Model& model) {
+  long double largest = std::fabs(static_cast<long double>(model.base_score));
+  for (const Tree& tree : model.trees) {
+    long double tree_largest = 0;
+    for (const Node& node : tree.nodes) {
+      if (node.is_leaf())
+        tree_largest = std::max(tree_largest, std::fabs(static_cast<long double>(node.value)));
+    }
+    largest += tree_largest;
+  }
+  return largest;
+}
+
+}  // namespace
+
 void TrainingLabels::ToLabelUnits(Model& model) const {
-  if (!scaled()) return;
-  model.base_score = mid_ + half_ * model.base_score;
-  for (Tree& tree : model.trees) {
-    for (Node& node : tree.nodes) {
-      if (node.is_leaf()) node.value *= half_;
+  if (scaled()) {
+    model.base_score = mid_ + half_ * model.base_score;
+    for (Tree& tree : model.trees) {
+      for (Node& node : tree.nodes) {
+        if (node.is_leaf()) node.value *= half_;
+      }
     }
   }
+  // A value or a prediction beyond the doubles would be written as null and refused by every
+  // reader of the model: the run is refused instead, naming what to change (post-processing of
+  // the released values, so the refusal costs no privacy).
+  static_assert(std::numeric_limits<long double>::max_exponent >
+                std::numeric_limits<double>::max_exponent + 32);
+  const long double largest = LargestMargin(model);
+  if (std::isfinite(largest) && largest <= std::numeric_limits<double>::max()) return;
+  const std::string what =
+      "the trained model's predictions could overflow the doubles (its base score and largest "
+      "leaves add up to more than " +
+      FormatNumber(std::numeric_limits<double>::max()) + ")";
+  if (scaled()) {
+    throw InvalidArgument("label.min/label.max",
+                          what + " in label units, half the label range being " +
+                              FormatNumber(half_) + ": give narrower public label bounds");
+  }
+  throw InvalidArgument("model", what + ": bound the leaves with max_leaf_value");
 }
 
 const std::uint8_t* CheckLabels(const Dataset& data, bool binary, std::vector<std::uint8_t>& own) {

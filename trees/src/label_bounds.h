@@ -38,7 +38,9 @@ class TrainingLabels {
   // How many labels lay outside the bounds (clipped); 0 when not scaled.
   std::size_t clipped() const { return clipped_; }
   // Maps a model trained on scaled labels back to label units: F = mid + half·F', i.e. the base
-  // score becomes mid + half·base' and every leaf value half·value (exact post-processing).
+  // score becomes mid + half·base' and every leaf value half·value (exact post-processing). Then,
+  // scaled or not, refuses a model whose predictions could overflow the doubles (InvalidArgument
+  // naming "label.min/label.max" when scaled, else "model").
   void ToLabelUnits(Model& model) const;
 
  private:
