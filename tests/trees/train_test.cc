@@ -233,6 +233,36 @@ TEST(Train, BadDataAndUnsupportedKeysAreClearErrors) {
       ThrowsMessage<InvalidArgument>(HasSubstr("a categorical feature needs n_codes >= 2")));
 }
 
+// Clips that put a noise scale outside what the mechanisms take: the refusal names the keys and
+// their values (it named only "stddev (sensitivity × noise_multiplier)").
+TEST(Train, NoiseScalesOutOfRangeNameTheKeysTheyFollowFrom) {
+  const Dataset train = SyntheticData(200, 2, Task::kRegression, 3);
+  const auto refusal = [&](const json& config) {
+    try {
+      (void)Train(train, Config(config), Quiet());
+    } catch (const InvalidArgument& error) {
+      return std::string(error.what());
+    }
+    return std::string("trained");
+  };
+  EXPECT_THAT(refusal({{"objective", "reg:squarederror"}, {"gradient_clip", 1e308}}),
+              ::testing::StartsWith("gradient_clip/hessian_clip: with gradient_clip = 1e+308, "
+                                    "hessian_clip = 1, stddev (sensitivity × noise_multiplier) = "
+                                    "inf is outside [2^-900, 2^900]"));
+  EXPECT_THAT(refusal({{"objective", "reg:squarederror"},
+                       {"gradient_clip", 1e-300},
+                       {"hessian_clip", 1e-300},
+                       {"leaf_noise_weights", {0.5, 0.5}}}),
+              HasSubstr("gradient_clip/hessian_clip/leaf_noise_weights: with gradient_clip = "
+                        "1e-300, hessian_clip = 1e-300, leaf_noise_weights = [0.5, 0.5]"));
+  EXPECT_THAT(
+      refusal({{"objective", "reg:squarederror"}, {"initial_score", {{"label_clip", 1e308}}}}),
+      ::testing::StartsWith("initial_score.label_clip/epsilon_share: with "
+                            "initial_score.label_clip = 1e+308, epsilon_share = 0.05, "
+                            "scale (sensitivity × noise_multiplier) = inf"));
+  EXPECT_EQ(refusal({{"objective", "reg:squarederror"}, {"gradient_clip", 1e3}}), "trained");
+}
+
 // S-BDT §6.5–6.6: with an individual Rényi filter the run trains T + extra trees; in the extra
 // rounds only records with budget left take part (records with large gradients, charged the
 // worst case each round, sit them out). The certified ε at the filter's order α̂ stays ≤ target.

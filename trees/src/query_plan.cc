@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 #include <utility>
 
 #include "distributed_release.h"
@@ -60,6 +61,19 @@ std::uint64_t TreeQueries::*Counter(Release release) {
   }
   RDPKIT_CHECK(false);  // a value outside the enumeration
   return nullptr;
+}
+
+// Runs build, which makes mechanisms whose noise scales follow from config keys, and rethrows a
+// mechanism's refusal of its scale (a gradient_clip of 1e308 gave "stddev (sensitivity ×
+// noise_multiplier) = inf is outside [2^-900, 2^900]", naming no key) naming those keys.
+template <class Build>
+void NameKeysOfScale(const std::string& keys, const std::string& values, Build&& build) {
+  try {
+    build();
+  } catch (const InvalidArgument& error) {
+    throw InvalidArgument(keys, "with " + values + ", " + error.what() +
+                                    "; choose values that give noise of a usual size");
+  }
 }
 
 }  // namespace
@@ -173,7 +187,15 @@ QueryPlan::QueryPlan(const TrainerConfig& config, QuerySchedule schedule, double
     RDPKIT_CHECK(!schedule_.initial_score);
     return;
   }
-  BuildStatisticMechanisms();
+  std::string clips = "gradient_clip = " + FormatNumber(config.gradient_clip) +
+                      ", hessian_clip = " + FormatNumber(config.hessian_clip);
+  if (!leaf_noise_weights_.empty()) {
+    clips += ", leaf_noise_weights = [" + FormatNumber(leaf_noise_weights_[0]) + ", " +
+             FormatNumber(leaf_noise_weights_[1]) + "]";
+  }
+  NameKeysOfScale(leaf_noise_weights_.empty() ? "gradient_clip/hessian_clip"
+                                              : "gradient_clip/hessian_clip/leaf_noise_weights",
+                  clips, [this] { BuildStatisticMechanisms(); });
   if (schedule_.initial_score) {
     // S-BDT §6.2 / Alg. 3: a noisy count and a noisy sum of clipped labels, each a Laplace release
     // with half of the initial-score budget (noise multiplier 1/(ε_init/2)). L1 sensitivities: 1
@@ -182,8 +204,13 @@ QueryPlan::QueryPlan(const TrainerConfig& config, QuerySchedule schedule, double
     const double laplace_multiplier = 2 / initial_epsilon;
     const bool binary = TaskOfObjective(config.objective) == Task::kBinary;
     const double clip = config.initial_score->label_clip;
-    initial_count_.emplace(1, laplace_multiplier);
-    initial_sum_.emplace(binary ? std::min(clip, 1.0) : clip, laplace_multiplier);
+    NameKeysOfScale("initial_score.label_clip/epsilon_share",
+                    "initial_score.label_clip = " + FormatNumber(clip) +
+                        ", epsilon_share = " + FormatNumber(config.initial_score->epsilon_share),
+                    [&] {
+                      initial_count_.emplace(1, laplace_multiplier);
+                      initial_sum_.emplace(binary ? std::min(clip, 1.0) : clip, laplace_multiplier);
+                    });
   }
 }
 
