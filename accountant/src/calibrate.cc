@@ -133,7 +133,7 @@ class Solver {
     const double safe_end = SafeEnd();
     have_safe_ = false;
     if (!Test(safe_end)) {
-      throw internal::UnreachableTarget(
+      throw UnreachableTarget(
           "no " + problem_.parameter + " in " + Domain() +
           " meets epsilon = " + FormatNumber(target_) + " at delta = " + FormatNumber(delta_) +
           ": even " + problem_.parameter + " = " + FormatNumber(safe_end) +

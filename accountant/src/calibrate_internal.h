@@ -11,12 +11,6 @@
 
 namespace rdpkit::accountant::internal {
 
-// No value of the domain meets the target (CalibrateJson reports it as bad input, exit 2).
-class UnreachableTarget : public NumericalError {
- public:
-  using NumericalError::NumericalError;
-};
-
 // The solver alone (calibrate.cc), on validated arguments: Calibrate (calibrate_json.cc) adds the
 // checks of its arguments and, under best, RDP's cross-check of a loose PLD answer.
 CalibrationResult SolveCalibration(const CalibrationProblem& problem, double epsilon, double delta,

@@ -156,7 +156,7 @@ JsonCalibrationResult CalibrateJson(const json& event_with_placeholder, double e
   try {
     const CalibrationResult result = Calibrate(problem, epsilon, delta, options);
     return JsonCalibrationResult{result, with_value(result.value)};
-  } catch (const internal::UnreachableTarget& unreachable) {
+  } catch (const UnreachableTarget& unreachable) {
     // The target cannot be met by any value of the field: bad input, named by its JSON path.
     throw InvalidArgument(Dotted(p.pointer), unreachable.what());
   }

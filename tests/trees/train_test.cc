@@ -263,6 +263,34 @@ TEST(Train, NoiseScalesOutOfRangeNameTheKeysTheyFollowFrom) {
   EXPECT_EQ(refusal({{"objective", "reg:squarederror"}, {"gradient_clip", 1e3}}), "trained");
 }
 
+// An ε that no noise meets is bad input naming privacy.epsilon (it was a NumericalError, exit 1):
+// the initial score's share spends it all, or it is too small for the filter's run.
+TEST(Train, AnEpsilonNoNoiseMeetsIsRefusedNamingIt) {
+  const Dataset train = SyntheticData(300, 2);
+  EXPECT_THAT(
+      [&] {
+        (void)Train(train,
+                    Config({{"privacy", {{"epsilon", 0.5}, {"delta", 1e-9}}},
+                            {"subsample", 0.01},
+                            {"max_depth", 1},
+                            {"initial_score", {{"epsilon_share", 0.999999999}}}}),
+                    Quiet());
+      },
+      ThrowsMessage<InvalidArgument>(::testing::AllOf(
+          ::testing::StartsWith("privacy.epsilon: no noise_multiplier in (0, 1e+12] meets"),
+          HasSubstr("or lower initial_score.epsilon_share (0.999999999 of it"))));
+  EXPECT_THAT(
+      [&] {
+        (void)Train(train,
+                    Config({{"privacy", {{"epsilon", 1e-6}, {"delta", 1e-9}}},
+                            {"renyi_filter", json::object()}}),
+                    Quiet());
+      },
+      ThrowsMessage<InvalidArgument>(::testing::AllOf(
+          ::testing::StartsWith("privacy.epsilon: no noise_multiplier in (0, 1e+15] meets"),
+          ::testing::EndsWith(": raise privacy.epsilon"))));
+}
+
 // S-BDT §6.5–6.6: with an individual Rényi filter the run trains T + extra trees; in the extra
 // rounds only records with budget left take part (records with large gradients, charged the
 // worst case each round, sit them out). The certified ε at the filter's order α̂ stays ≤ target.

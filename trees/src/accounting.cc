@@ -22,6 +22,27 @@ using accountant::Event;
 using internal::QueryPlan;
 using internal::QuerySchedule;
 
+namespace {
+
+// Calibrates σ by calibrate(); an ε that no σ meets (too small, or spent by the initial score's
+// share alone) is bad input: InvalidArgument naming privacy.epsilon and what to change.
+template <class Calibration>
+auto CalibrateOrRefuse(const TrainerConfig& config, Calibration&& calibrate) {
+  try {
+    return calibrate();
+  } catch (const UnreachableTarget& error) {
+    std::string advice = "raise privacy.epsilon";
+    if (config.initial_score) {
+      advice += " or lower initial_score.epsilon_share (" +
+                FormatNumber(config.initial_score->epsilon_share) +
+                " of it goes to the initial score)";
+    }
+    throw InvalidArgument("privacy.epsilon", std::string(error.what()) + ": " + advice);
+  }
+}
+
+}  // namespace
+
 QueryShape QueryShape::AllNumeric(int n_features) {
   return QueryShape{n_features, n_features, n_features};
 }
@@ -155,7 +176,8 @@ PrivacyPlan PlanPrivacy(const TrainerConfig& config, std::size_t n_rows, const Q
     run.sampling_probability = config.subsample;
     run.leaf_noise_weights = config.leaf_noise_weights;
     if (auto initial = QueryPlan::InitialScoreEvent(config)) run.extra_events.push_back(*initial);
-    const accountant::TrainingRunCalibration result = accountant::CalibrateTrainingRun(run);
+    const accountant::TrainingRunCalibration result =
+        CalibrateOrRefuse(config, [&] { return accountant::CalibrateTrainingRun(run); });
     plan.noise_multiplier = result.noise_multiplier;
     plan.epsilon = result.epsilon;
     plan.filter_order = result.order;
@@ -177,8 +199,8 @@ PrivacyPlan PlanPrivacy(const TrainerConfig& config, std::size_t n_rows, const Q
   problem.increasing = false;
   problem.lower = 0;
   problem.upper = 1e12;
-  const accountant::CalibrationResult result =
-      accountant::Calibrate(problem, config.privacy->epsilon, plan.delta);
+  const accountant::CalibrationResult result = CalibrateOrRefuse(
+      config, [&] { return accountant::Calibrate(problem, config.privacy->epsilon, plan.delta); });
   plan.noise_multiplier = result.value;
   plan.epsilon = result.epsilon;
   plan.accountant = result.accountant;

@@ -36,7 +36,7 @@ struct CalibrationResult {
   double mu = 0;                             // gaussian: μ of the composition
 };
 
-// Throws NumericalError when no value in the domain meets the target.
+// Throws UnreachableTarget (a NumericalError) when no value in the domain meets the target.
 [[nodiscard]] CalibrationResult Calibrate(const CalibrationProblem& problem, double epsilon,
                                           double delta, const ConversionOptions& options = {});
 

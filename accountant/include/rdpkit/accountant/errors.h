@@ -2,7 +2,8 @@
 //
 // Exceptions, not status objects: InvalidArgument for bad input (thrown at boundaries:
 // constructors, Validate(), JSON parsing), NumericalError when a certified evaluation misses its
-// precision or a solver finds no bracket, InternalError for a broken invariant (RDPKIT_CHECK).
+// precision or a solver finds no bracket (UnreachableTarget when no value meets a calibration's
+// target), InternalError for a broken invariant (RDPKIT_CHECK).
 #ifndef RDPKIT_ACCOUNTANT_ERRORS_H_
 #define RDPKIT_ACCOUNTANT_ERRORS_H_
 
@@ -34,6 +35,14 @@ class InvalidArgument : public std::invalid_argument {
 class NumericalError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
+};
+
+// A calibration's target that no value of its domain meets (ε too small for the rest of the
+// event, say): bad input at the caller's level, which names the setting at fault (the CLI's
+// `calibrate` the JSON path of the "?", `train` privacy.epsilon) and exits with status 2.
+class UnreachableTarget : public NumericalError {
+ public:
+  using NumericalError::NumericalError;
 };
 
 // An internal invariant does not hold (a bug in rdpkit). Raised by RDPKIT_CHECK.

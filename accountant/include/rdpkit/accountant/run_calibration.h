@@ -45,7 +45,7 @@ struct TrainingRunCalibration {
   Event event;
 };
 
-// Throws InvalidArgument for a bad problem and NumericalError when no noise meets the target
+// Throws InvalidArgument for a bad problem and UnreachableTarget when no noise meets the target
 // (e.g. the extra events alone exceed it).
 [[nodiscard]] TrainingRunCalibration CalibrateTrainingRun(const TrainingRunProblem& problem);
 
