@@ -5,6 +5,8 @@
 #include <string>
 #include <utility>
 
+#include "text_file.h"
+
 namespace rdpkit::trees::internal {
 namespace {
 
@@ -203,6 +205,42 @@ void AppendTree(std::string& out, const Tree& tree) {
     out += '}';
   }
   out += "]}";
+}
+
+Tree CountedTowardsModelFile(Tree tree, std::size_t* model_bytes) {
+  thread_local std::string text;
+  text.clear();
+  AppendTree(text, tree);
+  *model_bytes += text.size() + 1;  // and the comma between trees
+  if (*model_bytes > kMaxModelBytes) {
+    throw InvalidArgument("out", "the trees trained so far are " + std::to_string(*model_bytes) +
+                                     " bytes of JSON, more than the " +
+                                     std::to_string(kMaxModelBytes >> 20) +
+                                     " MiB a model file may have (rdpkit reads no larger one): "
+                                     "train fewer or shallower trees (n_estimators, max_depth)");
+  }
+  return tree;
+}
+
+Tree ModelTreeOf(const HeapTree& tree, const BinnedMatrix& bins, bool keep_unreachable,
+                 std::size_t* model_bytes) {
+  Tree out;
+  const std::size_t internal = HeapTree::Internal(tree.depth);
+  out.nodes.resize(internal + HeapTree::Leaves(tree.depth));
+  for (std::size_t i = 0; i < internal; ++i) {
+    Node& node = out.nodes[i];
+    node.feature = tree.feature[i];
+    node.threshold =
+        bins.candidates(static_cast<std::size_t>(tree.feature[i]))[tree.split_bin[i] - 1];
+    node.default_left = tree.default_left[i] != 0;
+    node.left = static_cast<int>(2 * i + 1);
+    node.right = static_cast<int>(2 * i + 2);
+  }
+  for (std::size_t l = 0; l < HeapTree::Leaves(tree.depth); ++l) {
+    out.nodes[internal + l].value = tree.leaf_value[l];  // a leaf: Node's feature −1
+  }
+  return CountedTowardsModelFile(keep_unreachable ? out : WithoutUnreachableNodes(out),
+                                 model_bytes);
 }
 
 }  // namespace rdpkit::trees::internal

@@ -20,6 +20,7 @@
 #include "heap_tree.h"
 #include "label_bounds.h"
 #include "leaf_value.h"
+#include "model_nodes.h"
 #include "parallel.h"
 #include "query_plan.h"
 #include "rdpkit/accountant/errors.h"
@@ -105,7 +106,7 @@ class Trainer final : public internal::GrowContext {
                      internal::SplitStrategy::RootHessian* root_hessian);
   // Lets tree t's leaf values enter the margins (at the end of its batch) and renews statistics.
   void ApplyTree(int t, const HeapTree& tree);
-  Tree ToModelTree(const HeapTree& tree) const;
+  Tree ToModelTree(const HeapTree& tree);  // counts its text towards the model file's limit
 
   const Dataset& data_;
   TrainerConfig config_;  // as given, but for an adapted g* (label_bounds.h), which the model holds
@@ -142,8 +143,9 @@ class Trainer final : public internal::GrowContext {
   // the previous tree's values to every row's state, computes (g, h), routes and sums the rows of
   // the tree's sample.
   bool fused_ = false;
-  int total_trees_ = 0;  // n_estimators plus the filter's extra rounds
-  bool ih_ = false;      // iterative_hessian candidates
+  int total_trees_ = 0;               // n_estimators plus the filter's extra rounds
+  std::size_t model_text_bytes_ = 0;  // of the trees trained so far (CountedTowardsModelFile)
+  bool ih_ = false;                   // iterative_hessian candidates
   int ih_rounds_ = 0;
   // Individual Rényi filter (S-BDT §6.5–6.6), renyi_filter only.
   std::optional<accountant::IndividualRenyiFilter> filter_;
@@ -328,23 +330,8 @@ std::vector<Pair> Trainer::Histogram(const std::vector<int>& features, std::size
   return ExactSums(partial, size, scales);
 }
 
-Tree Trainer::ToModelTree(const HeapTree& tree) const {
-  Tree out;
-  const std::size_t internal = HeapTree::Internal(tree.depth);
-  out.nodes.resize(internal + HeapTree::Leaves(tree.depth));
-  for (std::size_t i = 0; i < internal; ++i) {
-    Node& node = out.nodes[i];
-    node.feature = tree.feature[i];
-    node.threshold =
-        bins_->candidates(static_cast<std::size_t>(tree.feature[i]))[tree.split_bin[i] - 1];
-    node.default_left = tree.default_left[i] != 0;
-    node.left = static_cast<int>(2 * i + 1);
-    node.right = static_cast<int>(2 * i + 2);
-  }
-  for (std::size_t l = 0; l < HeapTree::Leaves(tree.depth); ++l) {
-    out.nodes[internal + l].value = tree.leaf_value[l];  // a leaf: Node's feature −1
-  }
-  return options_.keep_unreachable_nodes ? out : WithoutUnreachableNodes(out);
+Tree Trainer::ToModelTree(const HeapTree& tree) {
+  return internal::ModelTreeOf(tree, *bins_, options_.keep_unreachable_nodes, &model_text_bytes_);
 }
 
 void Trainer::RouteToLeaves(const HeapTree& tree, std::vector<Pair>& sums) {
