@@ -418,11 +418,7 @@ void Model::Save(const std::string& path) const {
   const std::string text = ToText();
   // A file that Load would refuse is not written.
   if (text.size() > internal::kMaxModelBytes) {
-    throw InvalidArgument("out", "the model is " + std::to_string(text.size()) +
-                                     " bytes of JSON, more than the " +
-                                     std::to_string(internal::kMaxModelBytes >> 20) +
-                                     " MiB a model file may have (rdpkit reads no larger one): "
-                                     "train fewer or shallower trees (n_estimators, max_depth)");
+    throw internal::ModelFileTooLarge("the model is", text.size());
   }
   WriteFileAtomically(path, text, "out");
 }

@@ -207,17 +207,21 @@ void AppendTree(std::string& out, const Tree& tree) {
   out += "]}";
 }
 
+InvalidArgument ModelFileTooLarge(const std::string& what, std::size_t bytes) {
+  return InvalidArgument("out", what + " " + std::to_string(bytes) +
+                                    " bytes of JSON, more than the " +
+                                    std::to_string(kMaxModelBytes >> 20) +
+                                    " MiB a model file may have (rdpkit reads no larger one): "
+                                    "train fewer or shallower trees (n_estimators, max_depth)");
+}
+
 Tree CountedTowardsModelFile(Tree tree, std::size_t* model_bytes) {
   thread_local std::string text;
   text.clear();
   AppendTree(text, tree);
   *model_bytes += text.size() + 1;  // and the comma between trees
   if (*model_bytes > kMaxModelBytes) {
-    throw InvalidArgument("out", "the trees trained so far are " + std::to_string(*model_bytes) +
-                                     " bytes of JSON, more than the " +
-                                     std::to_string(kMaxModelBytes >> 20) +
-                                     " MiB a model file may have (rdpkit reads no larger one): "
-                                     "train fewer or shallower trees (n_estimators, max_depth)");
+    throw ModelFileTooLarge("the trees trained so far are", *model_bytes);
   }
   return tree;
 }

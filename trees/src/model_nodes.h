@@ -30,6 +30,9 @@ Node NodeFromJson(const nlohmann::json& json, int tree, std::size_t index);
 nlohmann::json TreeToJson(const Tree& tree);
 // TreeToJson(tree).dump() appended to out, without building the JSON tree.
 void AppendTree(std::string& out, const Tree& tree);
+// InvalidArgument naming "out": `what` ("the model", "the trees trained so far") is `bytes` bytes
+// of JSON, more than a model file may have (kMaxModelBytes), and what to train instead.
+InvalidArgument ModelFileTooLarge(const std::string& what, std::size_t bytes);
 // Adds the bytes of tree's text (AppendTree) to *model_bytes, the text of the trees trained so
 // far, and returns tree; InvalidArgument naming "out" once they pass the most a model file may
 // have (kMaxModelBytes), so that a run whose model could not be written stops there, not after
